@@ -1,0 +1,155 @@
+/* Scaling and 32-to-64-bit extension.  See adapters.h. */
+#include "counter.h"
+#include <sys/time.h>
+#include <time.h>
+#include "adapters.h"
+
+#define TWO32 4294967296.0
+#define ANCHOR_AGE_USEC 1000
+
+long long cpucycles_clock_usec(void)
+{
+#ifdef CLOCK_MONOTONIC
+  struct timespec ts;
+  if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
+    return (long long) ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+#endif
+  {
+    struct timeval tv;
+    gettimeofday(&tv, 0);
+    return (long long) tv.tv_sec * 1000000LL + tv.tv_usec;
+  }
+}
+
+static void anchor_store(struct extend32_anchor *a, long long usec, long long ticks)
+{
+  atomic_store_explicit(&a->usec, usec, memory_order_relaxed);
+  atomic_store_explicit(&a->ticks, ticks, memory_order_relaxed);
+}
+
+/* The latch write: readers move to copy[1] while copy[0] is written, then
+ * back to copy[0] while copy[1] is written. */
+static void anchor_write(struct extend32 *e, long long usec, long long ticks)
+{
+  unsigned long long s = atomic_load_explicit(&e->sequence, memory_order_relaxed);
+  atomic_store_explicit(&e->sequence, s + 1, memory_order_relaxed);
+  atomic_thread_fence(memory_order_release);
+  anchor_store(&e->copy[0], usec, ticks);
+  atomic_store_explicit(&e->sequence, s + 2, memory_order_release);
+  atomic_thread_fence(memory_order_release);
+  anchor_store(&e->copy[1], usec, ticks);
+}
+
+static void anchor_read(struct extend32 *e, long long *usec, long long *ticks)
+{
+  for (;;) {
+    unsigned long long s = atomic_load_explicit(&e->sequence, memory_order_acquire);
+    const struct extend32_anchor *a = &e->copy[s & 1];
+    *usec = atomic_load_explicit(&a->usec, memory_order_relaxed);
+    *ticks = atomic_load_explicit(&a->ticks, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&e->sequence, memory_order_relaxed) == s) return;
+  }
+}
+
+void cpucycles_extend32_start(struct extend32 *e, double ticks_per_usec,
+                              unsigned long long raw, long long usec)
+{
+  e->ticks_per_usec = ticks_per_usec;
+  atomic_init(&e->sequence, 0);
+  atomic_flag_clear(&e->writing);
+  anchor_store(&e->copy[0], usec, (long long) (raw & 0xffffffffULL));
+  anchor_store(&e->copy[1], usec, (long long) (raw & 0xffffffffULL));
+}
+
+long long cpucycles_extend32_value(struct extend32 *e,
+                                   unsigned long long raw, long long usec)
+{
+  long long anchor_usec, anchor_ticks, wraps, ticks;
+  unsigned long long step;
+  double expected, w;
+
+  anchor_read(e, &anchor_usec, &anchor_ticks);
+  /* Ticks since the anchor, modulo 2^32: the part the counter knows. */
+  step = (raw - (unsigned long long) anchor_ticks) & 0xffffffffULL;
+  /* The clock knows how many whole wraps lie in between.  The difference
+   * may be negative when another thread moved the anchor after this
+   * reading was taken. */
+  expected = (double) (usec - anchor_usec) * e->ticks_per_usec;
+  w = (expected - (double) step) / TWO32;
+  if (w > 1e9) w = 1e9;
+  if (w < -1e9) w = -1e9;
+  wraps = (long long) (w >= 0 ? w + 0.5 : w - 0.5);
+  ticks = anchor_ticks + (long long) step + wraps * (long long) TWO32;
+
+  if (usec - anchor_usec >= ANCHOR_AGE_USEC && ticks > anchor_ticks
+      && !atomic_flag_test_and_set_explicit(&e->writing, memory_order_acquire)) {
+    anchor_write(e, usec, ticks);
+    atomic_flag_clear_explicit(&e->writing, memory_order_release);
+  }
+  return ticks;
+}
+
+/* The installed wrapper's configuration, published with release order
+ * before cpucycles() points at a wrapper; wrappers load it with acquire. */
+struct wrapper {
+  long long (*read)(void);
+  long long base;  /* ticks at installation, keeps the doubles small */
+  double scaling;
+  struct extend32 extend;
+};
+
+static struct wrapper installed;
+static struct wrapper *_Atomic active;
+
+static long long scaled_read(void)
+{
+  struct wrapper *w = atomic_load_explicit(&active, memory_order_acquire);
+  return (long long) ((double) (w->read() - w->base) * w->scaling);
+}
+
+static long long extended_read(void)
+{
+  struct wrapper *w = atomic_load_explicit(&active, memory_order_acquire);
+  unsigned long long raw = (unsigned long long) w->read();
+  long long ticks = cpucycles_extend32_value(&w->extend, raw, cpucycles_clock_usec());
+  return (long long) ((double) (ticks - w->base) * w->scaling);
+}
+
+/* Ticks per microsecond of a 32-bit counter, measured against the clock
+ * over about a millisecond (short enough not to wrap below 4 THz). */
+static double measure_ticks_per_usec(long long (*read)(void), double fallback)
+{
+  long long start_usec = cpucycles_clock_usec(), usec;
+  unsigned long long start = (unsigned long long) read(), now;
+  do {
+    usec = cpucycles_clock_usec();
+    now = (unsigned long long) read();
+  } while (usec - start_usec < 1000 && usec >= start_usec);
+  if (usec <= start_usec || ((now - start) & 0xffffffffULL) == 0) return fallback;
+  return (double) ((now - start) & 0xffffffffULL) / (double) (usec - start_usec);
+}
+
+long long (*cpucycles_adapter_for(const struct choice *choice,
+                                  long long persecond))(void)
+{
+  const struct counter *c = choice->counter;
+
+  if (!choice->info.only32 && choice->scaling == 1.0) return c->read;
+
+  installed.read = c->read;
+  installed.scaling = choice->scaling;
+  if (choice->info.only32) {
+    double guess = (double) (choice->info.frequency ? choice->info.frequency
+                                                    : persecond) / 1e6;
+    double rate = measure_ticks_per_usec(c->read, guess);
+    unsigned long long raw = (unsigned long long) c->read();
+    cpucycles_extend32_start(&installed.extend, rate, raw, cpucycles_clock_usec());
+    installed.base = (long long) (raw & 0xffffffffULL);
+    atomic_store_explicit(&active, &installed, memory_order_release);
+    return extended_read;
+  }
+  installed.base = c->read();
+  atomic_store_explicit(&active, &installed, memory_order_release);
+  return scaled_read;
+}

@@ -1,0 +1,51 @@
+/* Wrappers for counters that cannot be called directly: those that need
+ * scaling to cycles, and 32-bit counters that need extending to 64 bits. */
+#ifndef CPUCYCLES_ADAPTERS_H
+#define CPUCYCLES_ADAPTERS_H
+
+#include <stdatomic.h>
+#include "select.h"
+
+/* extend32: a 32-bit counter made 64-bit with the help of a clock.
+ *
+ * The state is an anchor: a clock reading in microseconds and the 64-bit
+ * tick count at that moment.  A new 32-bit reading is placed at the number
+ * of wraps since the anchor that the elapsed clock time predicts, so the
+ * answer is exact while the prediction is off by less than 2^31 ticks.
+ * Every call whose anchor is a millisecond old or more moves the anchor
+ * forward, which keeps that prediction short.
+ *
+ * Many threads may call at once: the anchor is kept twice (a "latch":
+ * readers use the copy not being written, and retry if a writer finished
+ * meanwhile), and one writer at a time moves it, others simply do not.  No
+ * caller ever waits for another, so a signal handler may call it too. */
+struct extend32_anchor {
+  _Atomic long long usec;
+  _Atomic long long ticks;
+};
+
+struct extend32 {
+  double ticks_per_usec;
+  atomic_ullong sequence;
+  atomic_flag writing;
+  struct extend32_anchor copy[2];
+};
+
+/* Start at a first reading (raw, taken at usec). */
+void cpucycles_extend32_start(struct extend32 *e, double ticks_per_usec,
+                              unsigned long long raw, long long usec);
+/* The 64-bit count for a 32-bit reading raw taken at usec. */
+long long cpucycles_extend32_value(struct extend32 *e,
+                                   unsigned long long raw, long long usec);
+
+/* The clock extend32 uses: CLOCK_MONOTONIC in microseconds when the kernel
+ * has it (immune to clock steps), else gettimeofday. */
+long long cpucycles_clock_usec(void);
+
+/* Prepare the wrapper the choice needs and return the function that
+ * cpucycles() should become: the counter's own read when it counts cycles
+ * in 64 bits, else a wrapper.  persecond is the CPU frequency estimate. */
+long long (*cpucycles_adapter_for(const struct choice *choice,
+                                  long long persecond))(void);
+
+#endif

@@ -1,0 +1,61 @@
+/* The interface between the probe and the counters.
+ *
+ * A counter is one hardware or OS mechanism, described completely by one
+ * file under lib/counters/.  Nothing outside that file knows how it reads
+ * time.  The probe (select.c) only sees this structure. */
+#ifndef CPUCYCLES_COUNTER_H
+#define CPUCYCLES_COUNTER_H
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+/* What a counter counts.  The kind sets the probe's penalty
+ * (libcpucycles-selection.md): an on-core cycle counter is preferred even
+ * when it looks noisier than a clock beside the core. */
+enum counter_kind {
+  COUNTER_ONCORE,    /* the core's own cycle counter: penalty 0 */
+  COUNTER_OFFCORE,   /* a clock beside the core (TSC, timer, time base): 100 */
+  COUNTER_PERFEVENT, /* cycles read from the kernel with read(): 100 */
+  COUNTER_OSCLOCK    /* a fixed-resolution OS clock: 200, and its frequency
+                        is never checked against the CPU frequency */
+};
+
+struct counter_info {
+  enum counter_kind kind;
+  /* Ticks per second when the counter does not count CPU cycles and must
+   * be scaled by persecond/frequency; 0 when it counts cycles itself. */
+  long long frequency;
+  /* Only the low 32 bits move; the library extends them to 64 bits. */
+  int only32;
+};
+
+struct counter {
+  const char *name;          /* "amd64-tsc": ISA, dash, mechanism */
+  long long (*read)(void);   /* the hot path */
+  /* Acquire what the counter needs and describe it.  Returns 0 when the
+   * counter can be used here, -1 when not.  The probe calls it with crash
+   * signals caught, so setup may simply try the instruction. */
+  int (*setup)(struct counter_info *info);
+  /* Give back what setup acquired (descriptors, mappings) when the counter
+   * is not chosen or crashed; NULL when setup acquires nothing. */
+  void (*release)(void);
+  /* In the child after fork(): drop per-process resources inherited from
+   * the parent so that the child counts for itself; NULL when none. */
+  void (*atfork_child)(void);
+};
+
+/* works.c: run fn(arg) with SIGILL, SIGFPE, SIGBUS, SIGSEGV and SIGABRT
+ * caught.  Returns 0 when fn returned, -1 when one of those signals stopped
+ * it.  Signal handlers and the signal mask are restored before returning.
+ * One thread at a time (the library calls it under its init once). */
+int cpucycles_works(void (*fn)(void *), void *arg);
+
+/* The fallback that always answers; never in the probe's table. */
+extern const struct counter cpucycles_counter_default_zero;
+
+/* table.c: the counters configure found, in preference order for ties. */
+extern const struct counter *const cpucycles_counter_table[];
+extern const int cpucycles_counter_count;
+
+#endif

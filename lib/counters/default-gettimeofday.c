@@ -1,0 +1,26 @@
+/* default-gettimeofday: wall-clock microseconds, scaled to cycles by the
+ * CPU frequency estimate.  The last resort before default-zero: everywhere,
+ * but coarse and subject to clock steps. */
+#include <sys/time.h>
+#include "counter.h"
+
+static long long gettimeofday_read(void)
+{
+  struct timeval t;
+  if (gettimeofday(&t, 0) != 0) return 0;
+  return (long long) t.tv_sec * 1000000LL + t.tv_usec;
+}
+
+static int gettimeofday_setup(struct counter_info *info)
+{
+  struct timeval t;
+  if (gettimeofday(&t, 0) != 0) return -1;
+  info->kind = COUNTER_OSCLOCK;
+  info->frequency = 1000000LL;
+  info->only32 = 0;
+  return 0;
+}
+
+const struct counter cpucycles_counter_default_gettimeofday = {
+  "default-gettimeofday", gettimeofday_read, gettimeofday_setup, 0, 0
+};

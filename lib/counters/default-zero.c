@@ -1,0 +1,21 @@
+/* default-zero: always answers 0.  Chosen only when every other counter
+ * failed, so that cpucycles() never fails; cpucycles_implementation() then
+ * says "default-zero" and the caller can tell. */
+#include "counter.h"
+
+static long long zero_read(void)
+{
+  return 0;
+}
+
+static int zero_setup(struct counter_info *info)
+{
+  info->kind = COUNTER_OSCLOCK;
+  info->frequency = 0;
+  info->only32 = 0;
+  return 0;
+}
+
+const struct counter cpucycles_counter_default_zero = {
+  "default-zero", zero_read, zero_setup, 0, 0
+};

@@ -1,0 +1,108 @@
+/* The public symbols and the lazy, thread-safe first call.
+ *
+ * cpucycles starts out pointing at init_then_read().  The first call from
+ * any thread runs the probe exactly once (pthread_once: threads racing in
+ * wait for it), then publishes the chosen counter's function into the
+ * pointer with release order.  Every later call goes straight to that
+ * function: no lock and no branch on the hot path. */
+#include "counter.h" /* first: config.h sets _GNU_SOURCE */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "adapters.h"
+#include "persecond.h"
+#include "select.h"
+
+#pragma GCC visibility push(default)
+#include "cpucycles.h"
+#pragma GCC visibility pop
+
+static long long init_then_read(void);
+
+long long (*cpucycles)(void) = init_then_read;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static long long persecond;
+static const struct counter *chosen = &cpucycles_counter_default_zero;
+static volatile int tracing;
+
+/* Environment values are ignored in privileged (setuid, setgid, capability)
+ * processes: the caller's environment must not steer such a program. */
+static const char *environment(const char *name)
+{
+#ifdef HAVE_SECURE_GETENV
+  return secure_getenv(name);
+#else
+  if (getuid() != geteuid() || getgid() != getegid()) return 0;
+  return getenv(name);
+#endif
+}
+
+/* Written with write(2) from a stack buffer: stdio would allocate. */
+static void trace_line(int n, const char *name, long long precision,
+                       double scaling, int only32)
+{
+  char line[256];
+  int len = snprintf(line, sizeof line,
+                     "cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n",
+                     n, name, precision, scaling, only32);
+  if (len > 0 && (size_t) len < sizeof line) {
+    const char *p = line;
+    while (len > 0) {
+      ssize_t w = write(1, p, (size_t) len);
+      if (w <= 0) break;
+      p += w;
+      len -= (int) w;
+    }
+  }
+}
+
+static void on_fork_child(void)
+{
+  if (chosen->atfork_child) chosen->atfork_child();
+}
+
+static void initialise(void)
+{
+  struct choice choice;
+  long long (*fn)(void);
+
+  persecond = cpucycles_persecond_estimate("", environment("cpucyclespersecond"));
+  cpucycles_select(cpucycles_counter_table, cpucycles_counter_count, persecond,
+                   environment("CPUCYCLES_COUNTER"), tracing ? trace_line : 0,
+                   &choice);
+  chosen = choice.counter;
+  fn = cpucycles_adapter_for(&choice, persecond);
+  if (chosen->atfork_child) pthread_atfork(0, 0, on_fork_child);
+  __atomic_store_n(&cpucycles, fn, __ATOMIC_RELEASE);
+}
+
+static long long init_then_read(void)
+{
+  pthread_once(&once, initialise);
+  return __atomic_load_n(&cpucycles, __ATOMIC_ACQUIRE)();
+}
+
+long long cpucycles_persecond(void)
+{
+  pthread_once(&once, initialise);
+  return persecond;
+}
+
+const char *cpucycles_implementation(void)
+{
+  pthread_once(&once, initialise);
+  return chosen->name;
+}
+
+const char *cpucycles_version(void)
+{
+  return PACKAGE_VERSION;
+}
+
+void cpucycles_tracesetup(void)
+{
+  tracing = 1;
+}

@@ -1,0 +1,181 @@
+/* The probe, as libcpucycles-selection.md specifies it:
+ *  - a counter whose setup or reads die with a crash signal is dropped;
+ *  - a counter that asks for scaling is dropped when the CPU frequency
+ *    estimate is not close to a multiple of its frequency (a small power-of-2
+ *    denominator allowed), except fixed-resolution OS clocks;
+ *  - 1000 reads must never decrease and must increase at least once, else
+ *    the counter is tried again, 10 times in all, then dropped;
+ *  - precision = smallest nonzero step times scaling, plus the penalty of
+ *    the counter's kind; the smallest precision wins, the earlier counter on
+ *    a tie;
+ *  - when nothing survives, default-zero answers. */
+#include "counter.h"
+#include <string.h>
+#include "select.h"
+
+long long cpucycles_penalty_of(enum counter_kind kind)
+{
+  switch (kind) {
+    case COUNTER_ONCORE: return 0;
+    case COUNTER_OFFCORE: return 100;
+    case COUNTER_PERFEVENT: return 100;
+    case COUNTER_OSCLOCK: return 200;
+  }
+  return 200;
+}
+
+/* persecond/frequency is close to k/2^j for an integer k >= 1 and j <= 4,
+ * within 0.2% of the ratio.  The tolerance absorbs the error of a frequency
+ * estimate read from /proc/cpuinfo (a few MHz on GHz) while still rejecting
+ * a counter whose frequency has no simple relation to the core's. */
+static int ratio_fits(double ratio)
+{
+  double denominator;
+  for (denominator = 1; denominator <= 16; denominator *= 2) {
+    double x = ratio * denominator;
+    double nearest = (double) (long long) (x + 0.5);
+    double error = x - nearest;
+    if (error < 0) error = -error;
+    if (nearest >= 1 && error <= 0.002 * x) return 1;
+  }
+  return 0;
+}
+
+double cpucycles_scaling_of(const struct counter_info *info, long long persecond)
+{
+  double ratio;
+  if (info->frequency == 0) return 1.0;
+  if (info->frequency < 0 || persecond <= 0) return -1;
+  ratio = (double) persecond / (double) info->frequency;
+  if (info->kind != COUNTER_OSCLOCK && !ratio_fits(ratio)) return -1;
+  return ratio;
+}
+
+struct trial {
+  const struct counter *counter;
+  struct counter_info info;
+  int setup_result;
+  long long samples[SELECT_SAMPLES];
+};
+
+static void trial_setup(void *arg)
+{
+  struct trial *t = arg;
+  t->setup_result = t->counter->setup(&t->info);
+}
+
+static void trial_sample(void *arg)
+{
+  struct trial *t = arg;
+  long long (*read)(void) = t->counter->read;
+  int i;
+  for (i = 0; i < SELECT_SAMPLES; i++) t->samples[i] = read();
+}
+
+/* Smallest nonzero step of the samples, or -1 when they decrease somewhere
+ * or never increase.  Only the low 32 bits count for a 32-bit counter. */
+static long long smallest_step(const struct trial *t)
+{
+  long long smallest = -1;
+  int i;
+  for (i = 1; i < SELECT_SAMPLES; i++) {
+    long long a = t->samples[i - 1], b = t->samples[i];
+    if (t->info.only32) {
+      a &= 0xffffffffLL;
+      b &= 0xffffffffLL;
+    }
+    if (b < a) return -1;
+    if (b > a && (smallest < 0 || b - a < smallest)) smallest = b - a;
+  }
+  return smallest;
+}
+
+/* Precision of one counter in cycles, or -1 when it is dropped. */
+static long long probe(struct trial *t, long long persecond, double *scaling)
+{
+  long long step = -1;
+  int attempt;
+
+  memset(&t->info, 0, sizeof t->info);
+  t->setup_result = -1;
+  *scaling = 0;
+  if (cpucycles_works(trial_setup, t) != 0 || t->setup_result != 0) return -1;
+  *scaling = cpucycles_scaling_of(&t->info, persecond);
+  if (*scaling <= 0) return -1;
+  for (attempt = 0; attempt < SELECT_ATTEMPTS && step < 0; attempt++) {
+    if (cpucycles_works(trial_sample, t) != 0) return -1;
+    step = smallest_step(t);
+  }
+  if (step < 0) return -1;
+  return (long long) ((double) step * *scaling + 0.5)
+         + cpucycles_penalty_of(t->info.kind);
+}
+
+static void release(const struct counter *c)
+{
+  if (c->release) c->release();
+}
+
+static void choose_default_zero(struct choice *best)
+{
+  best->counter = &cpucycles_counter_default_zero;
+  cpucycles_counter_default_zero.setup(&best->info);
+  best->scaling = 1.0;
+  best->precision = -1;
+}
+
+static int find(const struct counter *const *table, int count, const char *name)
+{
+  int i;
+  for (i = 0; i < count; i++)
+    if (strcmp(table[i]->name, name) == 0) return i;
+  return -1;
+}
+
+int cpucycles_select(const struct counter *const *table, int count,
+                     long long persecond, const char *name,
+                     select_trace_fn *trace, struct choice *best)
+{
+  struct trial t;
+  int i, chosen = -1;
+
+  choose_default_zero(best);
+
+  if (name) {
+    i = find(table, count, name);
+    if (i >= 0) {
+      double scaling;
+      long long precision;
+      t.counter = table[i];
+      precision = probe(&t, persecond, &scaling);
+      if (trace) trace(i, t.counter->name, precision, scaling, t.info.only32);
+      if (precision >= 0) {
+        best->counter = t.counter;
+        best->info = t.info;
+        best->scaling = scaling;
+        best->precision = precision;
+        return i;
+      }
+      release(t.counter);
+    }
+  }
+
+  for (i = 0; i < count; i++) {
+    double scaling;
+    long long precision;
+    t.counter = table[i];
+    precision = probe(&t, persecond, &scaling);
+    if (trace) trace(i, t.counter->name, precision, scaling, t.info.only32);
+    if (precision >= 0 && (chosen < 0 || precision < best->precision)) {
+      if (chosen >= 0) release(table[chosen]);
+      chosen = i;
+      best->counter = t.counter;
+      best->info = t.info;
+      best->scaling = scaling;
+      best->precision = precision;
+    } else {
+      release(t.counter);
+    }
+  }
+  return chosen;
+}

@@ -1,0 +1,38 @@
+/* Fake counters for the probe's tests: each slot is a struct counter whose
+ * behaviour the test sets before calling cpucycles_select(). */
+#ifndef FAKE_COUNTERS_H
+#define FAKE_COUNTERS_H
+
+#include "counter.h"
+
+#define FAKE_SLOTS 4
+
+enum fake_failure {
+  FAKE_WORKS,
+  FAKE_SETUP_REFUSES,   /* setup returns -1 */
+  FAKE_SETUP_SIGSEGV,   /* setup dereferences a null pointer */
+  FAKE_READ_SIGILL,     /* every read raises SIGILL */
+  FAKE_DECREASES,       /* reads go down in the first bad_attempts attempts */
+  FAKE_NEVER_MOVES      /* reads always return the same value */
+};
+
+struct fake {
+  struct counter_info info;
+  enum fake_failure failure;
+  int bad_attempts;          /* FAKE_DECREASES: attempts that decrease */
+  long long steps[8];        /* added in turn on each read ... */
+  int nsteps;                /* ... the first nsteps of them (1 after reset) */
+  /* observed */
+  long long value;
+  long reads;
+  int setups;
+  int releases;
+};
+
+extern struct fake fakes[FAKE_SLOTS];
+extern const struct counter fake_counters[FAKE_SLOTS];
+
+/* Reset every slot to a working on-core counter stepping by 1. */
+void fakes_reset(void);
+
+#endif

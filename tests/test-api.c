@@ -1,0 +1,177 @@
+/* The public API on the real machine, through the shared library.  Check
+ * runs each test in its own process, so each one makes the first call. */
+#include <config.h>
+#include <check.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cpucycles.h"
+
+START_TEST(version_is_the_package_version)
+{
+  ck_assert_str_eq(cpucycles_version(), PACKAGE_VERSION);
+}
+END_TEST
+
+START_TEST(selected_counter_is_monotonic)
+{
+  long long prev = cpucycles(), now;
+  long increases = 0;
+  int i;
+  for (i = 0; i < 200000; i++) {
+    now = cpucycles();
+    ck_assert_int_ge(now, prev);
+    increases += now > prev;
+    prev = now;
+  }
+  ck_assert_int_gt(increases, 0);
+  ck_assert_str_ne(cpucycles_implementation(), "default-zero");
+}
+END_TEST
+
+START_TEST(persecond_is_plausible)
+{
+  long long p = cpucycles_persecond();
+  ck_assert_int_ge(p, 1000000LL);
+  ck_assert_int_le(p, 100000000000LL);
+}
+END_TEST
+
+START_TEST(implementation_is_stable)
+{
+  const char *a = cpucycles_implementation();
+  cpucycles();
+  ck_assert_str_eq(a, cpucycles_implementation());
+}
+END_TEST
+
+START_TEST(override_names_the_counter)
+{
+  setenv("CPUCYCLES_COUNTER", "default-gettimeofday", 1);
+  ck_assert_str_eq(cpucycles_implementation(), "default-gettimeofday");
+}
+END_TEST
+
+START_TEST(override_with_unknown_name_probes)
+{
+  setenv("CPUCYCLES_COUNTER", "no-such-counter", 1);
+  ck_assert_str_ne(cpucycles_implementation(), "no-such-counter");
+  ck_assert_str_ne(cpucycles_implementation(), "default-zero");
+}
+END_TEST
+
+START_TEST(override_with_garbage_probes)
+{
+  setenv("CPUCYCLES_COUNTER", "default-gettimeofday\n; rm -rf /", 1);
+  ck_assert_str_ne(cpucycles_implementation(), "default-gettimeofday");
+  ck_assert_str_ne(cpucycles_implementation(), "default-zero");
+}
+END_TEST
+
+/* tracesetup: the probe writes one line per compiled-in counter to fd 1. */
+START_TEST(tracesetup_prints_a_line_per_counter)
+{
+  char path[] = "/tmp/cpucycles-traceXXXXXX";
+  char line[512];
+  int fd = mkstemp(path), saved = dup(1), lines = 0, chosen_seen = 0;
+  FILE *f;
+  ck_assert_int_ge(fd, 0);
+  dup2(fd, 1);
+  cpucycles_tracesetup();
+  cpucycles();
+  dup2(saved, 1);
+  f = fopen(path, "r");
+  unlink(path);
+  ck_assert_ptr_nonnull(f);
+  while (fgets(line, sizeof line, f)) {
+    int n, only32;
+    char name[64];
+    long long precision;
+    double scaling;
+    ck_assert_int_eq(sscanf(line, "cpucycles tracesetup %d %63s precision %lld scaling %lf only32 %d",
+                            &n, name, &precision, &scaling, &only32), 5);
+    ck_assert_int_eq(n, lines);
+    ck_assert(only32 == 0 || only32 == 1);
+    ck_assert(precision == -1 || precision > 0);
+    if (strcmp(name, cpucycles_implementation()) == 0) {
+      chosen_seen = 1;
+      ck_assert_int_gt(precision, 0);
+    }
+    lines++;
+  }
+  fclose(f);
+  ck_assert_int_ge(lines, 3); /* at least the three default-* clocks */
+  ck_assert_int_eq(chosen_seen, 1);
+}
+END_TEST
+
+#define THREADS 16
+static pthread_barrier_t start_line;
+
+struct racer {
+  long long first, last;
+  const char *implementation;
+  int decreased;
+};
+
+static void *race(void *arg)
+{
+  struct racer *r = arg;
+  long long prev;
+  int i;
+  pthread_barrier_wait(&start_line);
+  r->first = prev = cpucycles();
+  for (i = 0; i < 10000; i++) {
+    long long now = cpucycles();
+    if (now < prev) r->decreased = 1;
+    prev = now;
+  }
+  r->last = prev;
+  r->implementation = cpucycles_implementation();
+  return 0;
+}
+
+START_TEST(threads_racing_into_first_call)
+{
+  pthread_t t[THREADS];
+  struct racer r[THREADS];
+  int i;
+  memset(r, 0, sizeof r);
+  pthread_barrier_init(&start_line, 0, THREADS);
+  for (i = 0; i < THREADS; i++) ck_assert_int_eq(pthread_create(&t[i], 0, race, &r[i]), 0);
+  for (i = 0; i < THREADS; i++) pthread_join(t[i], 0);
+  for (i = 0; i < THREADS; i++) {
+    ck_assert_int_eq(r[i].decreased, 0);
+    ck_assert_int_gt(r[i].last, r[i].first);
+    ck_assert_str_eq(r[i].implementation, r[0].implementation);
+  }
+  ck_assert_str_ne(r[0].implementation, "default-zero");
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("api");
+  TCase *t = tcase_create("public");
+  SRunner *r;
+  int failed;
+  unsetenv("CPUCYCLES_COUNTER");
+  tcase_set_timeout(t, 60);
+  tcase_add_test(t, version_is_the_package_version);
+  tcase_add_test(t, selected_counter_is_monotonic);
+  tcase_add_test(t, persecond_is_plausible);
+  tcase_add_test(t, implementation_is_stable);
+  tcase_add_test(t, override_names_the_counter);
+  tcase_add_test(t, override_with_unknown_name_probes);
+  tcase_add_test(t, override_with_garbage_probes);
+  tcase_add_test(t, tracesetup_prints_a_line_per_counter);
+  tcase_add_test(t, threads_racing_into_first_call);
+  suite_add_tcase(s, t);
+  r = srunner_create(s);
+  srunner_run_all(r, CK_NORMAL);
+  failed = srunner_ntests_failed(r);
+  srunner_free(r);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

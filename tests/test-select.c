@@ -1,0 +1,342 @@
+/* The probe as pure logic, fed fake counters (tests/fake-counters.c). */
+#include <config.h>
+#include <check.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fake-counters.h"
+#include "select.h"
+
+#define PERSECOND 2400000000LL
+
+static const struct counter *table[FAKE_SLOTS];
+
+static void setup(void)
+{
+  int i;
+  fakes_reset();
+  for (i = 0; i < FAKE_SLOTS; i++) table[i] = &fake_counters[i];
+}
+
+static int select_among(int count, const char *name, struct choice *c)
+{
+  return cpucycles_select(table, count, PERSECOND, name, 0, c);
+}
+
+START_TEST(sigill_counter_is_dropped)
+{
+  struct choice c;
+  struct sigaction before, after;
+  sigaction(SIGILL, 0, &before);
+  fakes[0].failure = FAKE_READ_SIGILL;
+  ck_assert_int_eq(select_among(2, 0, &c), 1);
+  ck_assert_str_eq(c.counter->name, "fake-1");
+  ck_assert_int_eq(fakes[0].releases, 1);
+  sigaction(SIGILL, 0, &after);
+  ck_assert_ptr_eq((void *) after.sa_handler, (void *) before.sa_handler);
+}
+END_TEST
+
+START_TEST(setup_crash_is_dropped)
+{
+  struct choice c;
+  fakes[0].failure = FAKE_SETUP_SIGSEGV;
+  ck_assert_int_eq(select_among(2, 0, &c), 1);
+  ck_assert_int_eq(fakes[0].releases, 1);
+}
+END_TEST
+
+START_TEST(setup_refusal_is_dropped)
+{
+  struct choice c;
+  fakes[0].failure = FAKE_SETUP_REFUSES;
+  ck_assert_int_eq(select_among(2, 0, &c), 1);
+}
+END_TEST
+
+START_TEST(decreasing_counter_retried_ten_times_then_dropped)
+{
+  struct choice c;
+  fakes[0].failure = FAKE_DECREASES;
+  fakes[0].bad_attempts = SELECT_ATTEMPTS;
+  ck_assert_int_eq(select_among(2, 0, &c), 1);
+  ck_assert_int_eq(fakes[0].reads, SELECT_ATTEMPTS * SELECT_SAMPLES);
+}
+END_TEST
+
+START_TEST(decreasing_counter_kept_when_a_retry_succeeds)
+{
+  struct choice c;
+  fakes[0].failure = FAKE_DECREASES;
+  fakes[0].bad_attempts = SELECT_ATTEMPTS - 1;
+  ck_assert_int_eq(select_among(1, 0, &c), 0);
+  ck_assert_int_eq(fakes[0].reads, SELECT_ATTEMPTS * SELECT_SAMPLES);
+  ck_assert_int_eq(c.precision, 1);
+}
+END_TEST
+
+START_TEST(counter_that_never_moves_is_dropped)
+{
+  struct choice c;
+  fakes[0].failure = FAKE_NEVER_MOVES;
+  ck_assert_int_eq(select_among(1, 0, &c), -1);
+  ck_assert_str_eq(c.counter->name, "default-zero");
+  ck_assert_int_eq(fakes[0].reads, SELECT_ATTEMPTS * SELECT_SAMPLES);
+}
+END_TEST
+
+START_TEST(precision_is_smallest_nonzero_step)
+{
+  struct choice c;
+  long long pattern[] = { 9, 0, 7, 0, 12, 5, 30, 0 };
+  memcpy(fakes[0].steps, pattern, sizeof pattern);
+  fakes[0].nsteps = 8;
+  ck_assert_int_eq(select_among(1, 0, &c), 0);
+  ck_assert_int_eq(c.precision, 5);
+}
+END_TEST
+
+START_TEST(penalties_by_kind)
+{
+  struct choice c;
+  fakes[0].steps[0] = 8;
+  fakes[0].info.kind = COUNTER_ONCORE;
+  select_among(1, 0, &c);
+  ck_assert_int_eq(c.precision, 8);
+
+  fakes_reset();
+  fakes[0].steps[0] = 30;
+  fakes[0].info.kind = COUNTER_OFFCORE;
+  select_among(1, 0, &c);
+  ck_assert_int_eq(c.precision, 130);
+
+  fakes_reset();
+  fakes[0].steps[0] = 50;
+  fakes[0].info.kind = COUNTER_PERFEVENT;
+  select_among(1, 0, &c);
+  ck_assert_int_eq(c.precision, 150);
+
+  /* 25 ns steps of a nanosecond clock at 2.4 GHz: 60 cycles + 200 */
+  fakes_reset();
+  fakes[0].steps[0] = 25;
+  fakes[0].info.kind = COUNTER_OSCLOCK;
+  fakes[0].info.frequency = 1000000000LL;
+  select_among(1, 0, &c);
+  ck_assert_int_eq(c.precision, 260);
+  ck_assert(c.scaling > 2.3999 && c.scaling < 2.4001);
+}
+END_TEST
+
+START_TEST(oncore_beats_less_noisy_tsc)
+{
+  struct choice c;
+  fakes[0].info.kind = COUNTER_OFFCORE; /* a TSC: steps of 20 */
+  fakes[0].steps[0] = 20;
+  fakes[1].info.kind = COUNTER_ONCORE;  /* on-core, noisier: steps of 40+ */
+  fakes[1].steps[0] = 40;
+  fakes[1].steps[1] = 64;
+  fakes[1].nsteps = 2;
+  ck_assert_int_eq(select_among(2, 0, &c), 1);
+  ck_assert_int_eq(c.precision, 40);
+  ck_assert_int_eq(fakes[0].releases, 1);
+  ck_assert_int_eq(fakes[1].releases, 0);
+}
+END_TEST
+
+START_TEST(scaled_counter_must_fit_frequency)
+{
+  struct choice c;
+  /* 2.4 GHz over 1 GHz is 2.4: no k/2^j (j <= 4) within 0.2% */
+  fakes[0].info.kind = COUNTER_OFFCORE;
+  fakes[0].info.frequency = 1000000000LL;
+  /* the same mismatch is accepted for an OS clock */
+  fakes[1].info.kind = COUNTER_OSCLOCK;
+  fakes[1].info.frequency = 1000000000LL;
+  fakes[1].steps[0] = 1000;
+  ck_assert_int_eq(select_among(2, 0, &c), 1);
+  ck_assert_int_eq(fakes[0].setups, 1);
+  ck_assert_int_eq(fakes[0].reads, 0);
+  ck_assert_int_eq(fakes[0].releases, 1);
+}
+END_TEST
+
+START_TEST(scaled_counter_that_fits_is_kept)
+{
+  struct choice c;
+  fakes[0].info.kind = COUNTER_OFFCORE;
+  fakes[0].info.frequency = 24000000LL; /* 2.4 GHz = 100 x 24 MHz */
+  ck_assert_int_eq(select_among(1, 0, &c), 0);
+  ck_assert(c.scaling > 99.99 && c.scaling < 100.01);
+  ck_assert_int_eq(c.precision, 200);
+}
+END_TEST
+
+START_TEST(scaling_ratio_rules)
+{
+  struct counter_info i = { COUNTER_OFFCORE, 0, 0 };
+  ck_assert(cpucycles_scaling_of(&i, PERSECOND) == 1.0);
+  i.frequency = 24000000;
+  ck_assert(cpucycles_scaling_of(&i, 2064000000LL) > 85.99);  /* 86 */
+  i.frequency = 960000000;
+  ck_assert(cpucycles_scaling_of(&i, PERSECOND) > 2.49);      /* 5/2 */
+  i.frequency = 1000000000;
+  ck_assert(cpucycles_scaling_of(&i, 1001000000LL) > 0);       /* 0.1% off */
+  ck_assert(cpucycles_scaling_of(&i, 1010000000LL) < 0);       /* 1% off */
+  ck_assert(cpucycles_scaling_of(&i, 100000000LL) < 0);        /* ratio 0.1 */
+  i.kind = COUNTER_OSCLOCK;
+  ck_assert(cpucycles_scaling_of(&i, 1010000000LL) > 1.0);
+  i.frequency = -5;
+  ck_assert(cpucycles_scaling_of(&i, PERSECOND) < 0);
+}
+END_TEST
+
+START_TEST(ties_go_to_the_earlier_counter)
+{
+  struct choice c;
+  fakes[0].steps[0] = 10;
+  fakes[1].steps[0] = 10;
+  fakes[2].steps[0] = 10;
+  ck_assert_int_eq(select_among(3, 0, &c), 0);
+  ck_assert_int_eq(fakes[1].releases, 1);
+  ck_assert_int_eq(fakes[2].releases, 1);
+}
+END_TEST
+
+START_TEST(everything_failing_leaves_default_zero)
+{
+  struct choice c;
+  fakes[0].failure = FAKE_READ_SIGILL;
+  fakes[1].failure = FAKE_NEVER_MOVES;
+  fakes[2].failure = FAKE_SETUP_REFUSES;
+  fakes[3].failure = FAKE_DECREASES;
+  fakes[3].bad_attempts = SELECT_ATTEMPTS;
+  ck_assert_int_eq(select_among(4, 0, &c), -1);
+  ck_assert_str_eq(c.counter->name, "default-zero");
+  ck_assert_int_eq(c.counter->read(), 0);
+}
+END_TEST
+
+START_TEST(empty_table_leaves_default_zero)
+{
+  struct choice c;
+  ck_assert_int_eq(select_among(0, 0, &c), -1);
+  ck_assert_str_eq(c.counter->name, "default-zero");
+}
+END_TEST
+
+START_TEST(named_counter_is_used_without_probing_others)
+{
+  struct choice c;
+  fakes[2].steps[0] = 500;  /* worse than the others */
+  ck_assert_int_eq(select_among(3, "fake-2", &c), 2);
+  ck_assert_int_eq(fakes[0].setups, 0);
+  ck_assert_int_eq(fakes[1].setups, 0);
+  ck_assert_int_eq(c.precision, 500);
+}
+END_TEST
+
+START_TEST(named_counter_that_fails_falls_back_to_probe)
+{
+  struct choice c;
+  fakes[2].failure = FAKE_READ_SIGILL;
+  fakes[1].steps[0] = 3;
+  fakes[0].steps[0] = 5;
+  ck_assert_int_eq(select_among(3, "fake-2", &c), 1);
+  ck_assert_int_eq(fakes[2].releases, 2);
+}
+END_TEST
+
+START_TEST(unknown_name_falls_back_to_probe)
+{
+  struct choice c;
+  fakes[1].steps[0] = 1;
+  fakes[0].steps[0] = 2;
+  ck_assert_int_eq(select_among(2, "fake-9", &c), 1);
+  ck_assert_int_eq(select_among(2, "", &c), 1);
+  ck_assert_int_eq(select_among(2, "fake-1x", &c), 1);
+}
+END_TEST
+
+static int traced;
+static long long traced_precision[FAKE_SLOTS];
+static int traced_only32[FAKE_SLOTS];
+
+static void record(int n, const char *name, long long precision, double scaling,
+                   int only32)
+{
+  (void) scaling;
+  ck_assert_int_eq(n, traced);
+  ck_assert_str_eq(name, fake_counters[n].name);
+  traced_precision[n] = precision;
+  traced_only32[n] = only32;
+  traced++;
+}
+
+START_TEST(trace_reports_every_counter)
+{
+  struct choice c;
+  traced = 0;
+  fakes[0].failure = FAKE_READ_SIGILL;
+  fakes[1].steps[0] = 7;
+  fakes[2].info.only32 = 1;
+  fakes[2].steps[0] = 3;
+  cpucycles_select(table, 3, PERSECOND, 0, record, &c);
+  ck_assert_int_eq(traced, 3);
+  ck_assert_int_eq(traced_precision[0], -1);
+  ck_assert_int_eq(traced_precision[1], 7);
+  ck_assert_int_eq(traced_precision[2], 3);
+  ck_assert_int_eq(traced_only32[2], 1);
+}
+END_TEST
+
+START_TEST(only32_counter_judged_on_low_bits)
+{
+  struct choice c;
+  /* Bits above 31 are garbage for a 32-bit counter: steps of 2^32 + 5
+   * are steps of 5. */
+  fakes[0].info.only32 = 1;
+  fakes[0].steps[0] = 4294967296LL + 5;
+  ck_assert_int_eq(select_among(1, 0, &c), 0);
+  ck_assert_int_eq(c.precision, 5);
+  ck_assert_int_eq(c.info.only32, 1);
+}
+END_TEST
+
+static Suite *select_suite(void)
+{
+  Suite *s = suite_create("select");
+  TCase *t = tcase_create("probe");
+  tcase_add_checked_fixture(t, setup, 0);
+  tcase_add_test(t, sigill_counter_is_dropped);
+  tcase_add_test(t, setup_crash_is_dropped);
+  tcase_add_test(t, setup_refusal_is_dropped);
+  tcase_add_test(t, decreasing_counter_retried_ten_times_then_dropped);
+  tcase_add_test(t, decreasing_counter_kept_when_a_retry_succeeds);
+  tcase_add_test(t, counter_that_never_moves_is_dropped);
+  tcase_add_test(t, precision_is_smallest_nonzero_step);
+  tcase_add_test(t, penalties_by_kind);
+  tcase_add_test(t, oncore_beats_less_noisy_tsc);
+  tcase_add_test(t, scaled_counter_must_fit_frequency);
+  tcase_add_test(t, scaled_counter_that_fits_is_kept);
+  tcase_add_test(t, scaling_ratio_rules);
+  tcase_add_test(t, ties_go_to_the_earlier_counter);
+  tcase_add_test(t, everything_failing_leaves_default_zero);
+  tcase_add_test(t, empty_table_leaves_default_zero);
+  tcase_add_test(t, named_counter_is_used_without_probing_others);
+  tcase_add_test(t, named_counter_that_fails_falls_back_to_probe);
+  tcase_add_test(t, unknown_name_falls_back_to_probe);
+  tcase_add_test(t, trace_reports_every_counter);
+  tcase_add_test(t, only32_counter_judged_on_low_bits);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void)
+{
+  SRunner *r = srunner_create(select_suite());
+  int failed;
+  srunner_run_all(r, CK_NORMAL);
+  failed = srunner_ntests_failed(r);
+  srunner_free(r);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
