@@ -7,7 +7,8 @@
  *    the counter is tried again, 10 times in all, then dropped;
  *  - precision = smallest nonzero step times scaling, plus the penalty of
  *    the counter's kind; the smallest precision wins, the earlier counter on
- *    a tie;
+ *    a tie (so a counter whose penalty alone reaches the best precision so
+ *    far is not sampled: it cannot win);
  *  - when nothing survives, default-zero answers. */
 #include "counter.h"
 #include <string.h>
@@ -53,24 +54,13 @@ double cpucycles_scaling_of(const struct counter_info *info, long long persecond
 
 struct trial {
   const struct counter *counter;
+  long long persecond;
+  long long cutoff;     /* a precision this counter must beat, or -1 */
   struct counter_info info;
-  int setup_result;
+  double scaling;
+  long long precision;  /* the result: -1 when dropped */
   long long samples[SELECT_SAMPLES];
 };
-
-static void trial_setup(void *arg)
-{
-  struct trial *t = arg;
-  t->setup_result = t->counter->setup(&t->info);
-}
-
-static void trial_sample(void *arg)
-{
-  struct trial *t = arg;
-  long long (*read)(void) = t->counter->read;
-  int i;
-  for (i = 0; i < SELECT_SAMPLES; i++) t->samples[i] = read();
-}
 
 /* Smallest nonzero step of the samples, or -1 when they decrease somewhere
  * or never increase.  Only the low 32 bits count for a 32-bit counter. */
@@ -90,25 +80,40 @@ static long long smallest_step(const struct trial *t)
   return smallest;
 }
 
-/* Precision of one counter in cycles, or -1 when it is dropped. */
-static long long probe(struct trial *t, long long persecond, double *scaling)
+/* Setup, scaling and sampling of one counter; runs under cpucycles_works,
+ * so a crash anywhere in it leaves t->precision at -1. */
+static void trial_run(void *arg)
 {
-  long long step = -1;
-  int attempt;
+  struct trial *t = arg;
+  long long (*read)(void) = t->counter->read;
+  long long step = -1, penalty;
+  int attempt, i;
 
-  memset(&t->info, 0, sizeof t->info);
-  t->setup_result = -1;
-  *scaling = 0;
-  if (cpucycles_works(trial_setup, t) != 0 || t->setup_result != 0) return -1;
-  *scaling = cpucycles_scaling_of(&t->info, persecond);
-  if (*scaling <= 0) return -1;
+  if (t->counter->setup(&t->info) != 0) return;
+  t->scaling = cpucycles_scaling_of(&t->info, t->persecond);
+  if (t->scaling <= 0) return;
+  penalty = cpucycles_penalty_of(t->info.kind);
+  /* Its penalty alone ties the best counter so far: it cannot win (ties go
+   * to the earlier counter), so spare the thousands of reads. */
+  if (t->cutoff >= 0 && penalty >= t->cutoff) return;
   for (attempt = 0; attempt < SELECT_ATTEMPTS && step < 0; attempt++) {
-    if (cpucycles_works(trial_sample, t) != 0) return -1;
+    for (i = 0; i < SELECT_SAMPLES; i++) t->samples[i] = read();
     step = smallest_step(t);
   }
-  if (step < 0) return -1;
-  return (long long) ((double) step * *scaling + 0.5)
-         + cpucycles_penalty_of(t->info.kind);
+  if (step < 0) return;
+  t->precision = (long long) ((double) step * t->scaling + 0.5) + penalty;
+}
+
+/* Precision of one counter in cycles, or -1 when it is dropped. */
+static long long probe(struct trial *t, long long persecond, long long cutoff)
+{
+  memset(&t->info, 0, sizeof t->info);
+  t->persecond = persecond;
+  t->cutoff = cutoff;
+  t->scaling = 0;
+  t->precision = -1;
+  if (cpucycles_works(trial_run, t) != 0) t->precision = -1;
+  return t->precision;
 }
 
 static void release(const struct counter *c)
@@ -144,15 +149,14 @@ int cpucycles_select(const struct counter *const *table, int count,
   if (name) {
     i = find(table, count, name);
     if (i >= 0) {
-      double scaling;
       long long precision;
       t.counter = table[i];
-      precision = probe(&t, persecond, &scaling);
-      if (trace) trace(i, t.counter->name, precision, scaling, t.info.only32);
+      precision = probe(&t, persecond, -1);
+      if (trace) trace(i, t.counter->name, precision, t.scaling, t.info.only32);
       if (precision >= 0) {
         best->counter = t.counter;
         best->info = t.info;
-        best->scaling = scaling;
+        best->scaling = t.scaling;
         best->precision = precision;
         return i;
       }
@@ -161,17 +165,18 @@ int cpucycles_select(const struct counter *const *table, int count,
   }
 
   for (i = 0; i < count; i++) {
-    double scaling;
     long long precision;
     t.counter = table[i];
-    precision = probe(&t, persecond, &scaling);
-    if (trace) trace(i, t.counter->name, precision, scaling, t.info.only32);
+    /* When tracing, every counter is measured so that every line has its
+     * precision; the choice is the same either way. */
+    precision = probe(&t, persecond, trace || chosen < 0 ? -1 : best->precision);
+    if (trace) trace(i, t.counter->name, precision, t.scaling, t.info.only32);
     if (precision >= 0 && (chosen < 0 || precision < best->precision)) {
       if (chosen >= 0) release(table[chosen]);
       chosen = i;
       best->counter = t.counter;
       best->info = t.info;
-      best->scaling = scaling;
+      best->scaling = t.scaling;
       best->precision = precision;
     } else {
       release(t.counter);

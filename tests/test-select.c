@@ -302,6 +302,37 @@ START_TEST(only32_counter_judged_on_low_bits)
 }
 END_TEST
 
+static void ignore_trace(int n, const char *name, long long precision,
+                         double scaling, int only32)
+{
+  (void) n; (void) name; (void) precision; (void) scaling; (void) only32;
+}
+
+START_TEST(hopeless_counter_not_sampled_unless_tracing)
+{
+  struct choice c;
+  fakes[0].steps[0] = 150;              /* on-core: precision 150 */
+  fakes[1].info.kind = COUNTER_OFFCORE; /* penalty 100 < 150: sampled */
+  fakes[1].steps[0] = 60;
+  fakes[2].info.kind = COUNTER_OSCLOCK; /* penalty 200 >= 160: skipped */
+  fakes[2].info.frequency = 1000000000LL;
+  ck_assert_int_eq(select_among(3, 0, &c), 0);
+  ck_assert_int_eq(c.precision, 150);
+  ck_assert_int_gt(fakes[1].reads, 0);
+  ck_assert_int_eq(fakes[2].setups, 1);
+  ck_assert_int_eq(fakes[2].reads, 0);
+  ck_assert_int_eq(fakes[2].releases, 1);
+
+  fakes_reset();
+  fakes[0].steps[0] = 150;
+  fakes[1].steps[0] = 300;
+  fakes[2].info.kind = COUNTER_OSCLOCK;
+  fakes[2].info.frequency = 1000000000LL;
+  ck_assert_int_eq(cpucycles_select(table, 3, PERSECOND, 0, ignore_trace, &c), 0);
+  ck_assert_int_gt(fakes[2].reads, 0);
+}
+END_TEST
+
 static Suite *select_suite(void)
 {
   Suite *s = suite_create("select");
@@ -327,6 +358,7 @@ static Suite *select_suite(void)
   tcase_add_test(t, unknown_name_falls_back_to_probe);
   tcase_add_test(t, trace_reports_every_counter);
   tcase_add_test(t, only32_counter_judged_on_low_bits);
+  tcase_add_test(t, hopeless_counter_not_sampled_unless_tracing);
   suite_add_tcase(s, t);
   return s;
 }

@@ -1,0 +1,85 @@
+/* bench-hotpath: what a call of cpucycles() costs next to the counter's
+ * own instruction inlined, measured in the same run.
+ *
+ * Both figures are the median difference between back-to-back reads, the
+ * way a caller measures an empty function.  Target: cpucycles() within 5%
+ * of the inline instruction, i.e. the indirect call adds (almost) nothing.
+ * The baseline exists where the ISA has a user-readable counter that the
+ * library would pick unscaled (x86-64 RDTSC, arm64 CNTVCT_EL0 in ticks). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cpucycles.h"
+
+#define READS 10001
+#define ROUNDS 21
+
+static int compare(const void *a, const void *b)
+{
+  long long x = *(const long long *) a, y = *(const long long *) b;
+  return (x > y) - (x < y);
+}
+
+static long long median_step(const long long *t)
+{
+  static long long d[READS - 1];
+  int i;
+  for (i = 0; i < READS - 1; i++) d[i] = t[i + 1] - t[i];
+  qsort(d, READS - 1, sizeof d[0], compare);
+  return d[(READS - 1) / 2];
+}
+
+#if defined(__x86_64__)
+#define BASELINE "inline rdtsc"
+#define BASELINE_COUNTER "amd64-tsc"
+static inline long long raw(void)
+{
+  unsigned long long lo, hi;
+  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+  return (long long) ((hi << 32) | lo);
+}
+#elif defined(__aarch64__)
+#define BASELINE "inline mrs cntvct_el0"
+#define BASELINE_COUNTER "arm64-vct"
+static inline long long raw(void)
+{
+  long long v;
+  __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+  return v;
+}
+#endif
+
+int main(void)
+{
+  static long long t[READS];
+  long long lib[ROUNDS], base[ROUNDS];
+  int r, i;
+
+  cpucycles(); /* the probe, outside the measurement */
+  printf("implementation %s\n", cpucycles_implementation());
+  for (r = 0; r < ROUNDS; r++) {
+    for (i = 0; i < READS; i++) t[i] = cpucycles();
+    lib[r] = median_step(t);
+#ifdef BASELINE
+    for (i = 0; i < READS; i++) t[i] = raw();
+    base[r] = median_step(t);
+#else
+    base[r] = 0;
+#endif
+  }
+  qsort(lib, ROUNDS, sizeof lib[0], compare);
+  qsort(base, ROUNDS, sizeof base[0], compare);
+  printf("cpucycles() median back-to-back difference: %lld\n", lib[ROUNDS / 2]);
+#ifdef BASELINE
+  printf("baseline (%s) median back-to-back difference: %lld\n", BASELINE, base[ROUNDS / 2]);
+  if (strcmp(cpucycles_implementation(), BASELINE_COUNTER) != 0 &&
+      strcmp(cpucycles_implementation(), BASELINE_COUNTER "asm") != 0)
+    printf("note: the library chose %s, not %s: the two count different things\n",
+           cpucycles_implementation(), BASELINE_COUNTER);
+  if (base[ROUNDS / 2] > 0)
+    printf("ratio %.3f (target <= 1.05)\n", (double) lib[ROUNDS / 2] / (double) base[ROUNDS / 2]);
+#else
+  printf("baseline: none on this ISA\n");
+#endif
+  return 0;
+}
