@@ -1,0 +1,130 @@
+/* perf.h: what the perf_event counters (amd64-perfpmc, amd64-pmcff,
+ * default-perfevent) share.  See doc/perf-counters.md.
+ *
+ * A perf cycles event opened with perf_event_open(pid 0, cpu -1) counts the
+ * calling thread only, and its self-monitoring page describes the hardware
+ * counter of that thread only.  So an event belongs to one thread: each
+ * counter keeps one struct cpucycles_perf_event per thread (static __thread,
+ * initial-exec, so that the first access allocates nothing), opens it lazily
+ * on the thread's first read, and the helpers here close it when the thread
+ * exits (a pthread key destructor) and drop it in a child after fork().
+ *
+ * Internal to the library: every name starts with cpucycles_perf_ and none
+ * is exported from the shared library. */
+#ifndef CPUCYCLES_PERF_H
+#define CPUCYCLES_PERF_H
+
+#if defined(__linux__) && defined(__has_include)
+#if __has_include(<linux/perf_event.h>)
+#define CPUCYCLES_PERF_AVAILABLE 1
+#endif
+#endif
+
+#ifdef CPUCYCLES_PERF_AVAILABLE
+
+#include <sys/types.h>
+#include <linux/perf_event.h>
+
+/* Where a thread's event stands. */
+enum {
+  CPUCYCLES_PERF_UNOPENED = 0, /* not tried yet in this thread (or dropped) */
+  CPUCYCLES_PERF_OPEN,         /* fd (and page, when asked for) are ours */
+  CPUCYCLES_PERF_FALLBACK      /* the kernel refused this thread an event:
+                                  reads answer cpucycles_perf_fallback() */
+};
+
+/* One thread's event.  All zero means "not opened yet", so that a
+ * static __thread instance needs no initialiser: the fd is meaningful only
+ * in state OPEN. */
+struct cpucycles_perf_event {
+  int state;
+  int fd;
+  volatile struct perf_event_mmap_page *page; /* 0 unless mapped */
+  struct cpucycles_perf_event *next;          /* the thread's open events */
+  int linked;                                 /* on that list */
+  int fast;   /* the counter's own note that its hot path may be taken;
+                 cleared whenever the event is closed or dropped */
+};
+
+/* The shape of perf_event_open(2).  Tests inject their own. */
+typedef int (*cpucycles_perf_open_fn)(struct perf_event_attr *attr, pid_t pid,
+                                      int cpu, int group_fd,
+                                      unsigned long flags);
+
+/* Replace the system call used to open events (0: the real one again).
+ * A seam for tests; the library never calls it.  Not thread-safe: set it
+ * before any counter is used. */
+void cpucycles_perf_set_opener(cpucycles_perf_open_fn open_fn);
+
+/* Open a cycles event for the calling thread into ev (closing whatever ev
+ * held): PERF_COUNT_HW_CPU_CYCLES, user mode only, pid 0, cpu -1,
+ * close-on-exec.  With map_page, also map its self-monitoring page.
+ * Registers ev for closing at thread exit.  Returns 0, or -1 with ev
+ * UNOPENED and nothing left open. */
+int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page);
+
+/* Unmap, close, forget: ev becomes UNOPENED.  Safe on an event that is
+ * already closed or was never opened. */
+void cpucycles_perf_close(struct cpucycles_perf_event *ev);
+
+/* In the child after fork(): close the inherited descriptor, which counts
+ * the parent's thread, and forget the page (Linux does not copy perf
+ * mappings into a child: VM_DONTCOPY), so that the next read opens the
+ * child's own event.  ev becomes UNOPENED. */
+void cpucycles_perf_atfork_child(struct cpucycles_perf_event *ev);
+
+/* read(2) of the event's 64-bit count.  Returns 0 and the count in *out,
+ * or -1. */
+int cpucycles_perf_read_fd(int fd, long long *out);
+
+/* What a thread without an event reads: CLOCK_MONOTONIC in nanoseconds.
+ * Monotone and never garbage, but nanoseconds, not cycles. */
+long long cpucycles_perf_fallback(void);
+
+/* Read the thread's count from its self-monitoring page, as the comment
+ * on struct perf_event_mmap_page in <linux/perf_event.h> prescribes:
+ * retry while the kernel's sequence number `lock` changes under us; the
+ * count is offset + the hardware counter (index - 1) read with rdpmc,
+ * sign-extended from pmc_width bits.  Returns 0 and the count in *out, or
+ * -1 when user-space reading is not possible right now (cap_user_rdpmc 0,
+ * index 0 because the event is not on a hardware counter at this moment,
+ * or an implausible pmc_width): the caller then read()s the fd.
+ *
+ * Pure apart from the rdpmc it is given, so tests can hand it a page in
+ * ordinary memory and a fake rdpmc.  Inline because it is the hot path of
+ * amd64-perfpmc. */
+static inline int cpucycles_perf_page_read(
+    const volatile struct perf_event_mmap_page *pg,
+    unsigned long long (*rdpmc)(unsigned int counter), long long *out)
+{
+  unsigned int seq, index, width;
+  unsigned long long offset, pmc;
+
+  do {
+    seq = pg->lock;
+    /* The kernel updates the page from this same thread's CPU (at a
+     * context switch or an interrupt), never concurrently with us, so a
+     * compiler barrier is enough: the loads must not move out of the
+     * seq...seq window. */
+    __asm__ __volatile__("" ::: "memory");
+    index = pg->index;
+    offset = (unsigned long long) pg->offset;
+    if (!pg->cap_user_rdpmc || index == 0) return -1;
+    width = pg->pmc_width;
+    if (width == 0 || width > 64) return -1;
+    pmc = rdpmc(index - 1);
+    __asm__ __volatile__("" ::: "memory");
+  } while (pg->lock != seq);
+
+  /* The hardware counter is width bits wide and the kernel programs it
+   * with a negative start value: sign-extend, then add the offset
+   * (unsigned arithmetic: wrap-around, not overflow). */
+  pmc <<= 64 - width;
+  pmc = (unsigned long long) ((long long) pmc >> (64 - width));
+  *out = (long long) (offset + pmc);
+  return 0;
+}
+
+#endif /* CPUCYCLES_PERF_AVAILABLE */
+
+#endif

@@ -1,0 +1,762 @@
+/* Tests of lib/perf.c and the perf_event counters (amd64-perfpmc,
+ * amd64-pmcff, default-perfevent).
+ *
+ * Most machines that run the tests (VMs, containers) have no PMU for user
+ * space: perf_event_open of hardware cycles fails and rdpmc faults.  So the
+ * page reader is tested on a fake page with a fake rdpmc, and the counters
+ * through the opener seam (cpucycles_perf_set_opener) with stand-in
+ * descriptors: pipes for read(2), memfds for the mapped page, and real
+ * software events (task clock) where the kernel allows them, for fork.
+ * The real thing is tested too: setup must fail cleanly where hardware
+ * cycles are refused, and read monotonically where they are not.
+ *
+ * Counters are looked up by name in the library's table: a counter that
+ * did not compile for this host is skipped. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "counter.h"
+#include "perf.h"
+
+#ifdef CPUCYCLES_PERF_AVAILABLE
+
+static const struct counter *find_counter(const char *name)
+{
+  int i;
+  for (i = 0; i < cpucycles_counter_count; i++)
+    if (strcmp(cpucycles_counter_table[i]->name, name) == 0)
+      return cpucycles_counter_table[i];
+  return 0;
+}
+
+static const char *const perf_counters[] = {
+  "amd64-perfpmc", "amd64-pmcff", "default-perfevent"
+};
+#define PERF_COUNTERS ((int) (sizeof perf_counters / sizeof perf_counters[0]))
+
+static int fd_is_closed(int fd)
+{
+  return fcntl(fd, F_GETFD) == -1 && errno == EBADF;
+}
+
+static int fd_has_cloexec(int fd)
+{
+  int flags = fcntl(fd, F_GETFD);
+  return flags >= 0 && (flags & FD_CLOEXEC);
+}
+
+/* ---- the page reader, on a fake page ---- */
+
+static struct perf_event_mmap_page page;
+static unsigned long long rdpmc_result;
+static unsigned int rdpmc_calls, rdpmc_counter;
+
+static unsigned long long fake_rdpmc(unsigned int counter)
+{
+  rdpmc_calls++;
+  rdpmc_counter = counter;
+  return rdpmc_result;
+}
+
+/* The kernel rewrites the page (a context switch) during the first read. */
+static unsigned long long racing_rdpmc(unsigned int counter)
+{
+  rdpmc_calls++;
+  rdpmc_counter = counter;
+  if (rdpmc_calls == 1) {
+    page.lock += 2;
+    page.offset = -5000;
+    return 777777; /* belongs to the old offset: must not be used */
+  }
+  return 9000;
+}
+
+static void fake_page(unsigned int index, long long offset, unsigned width)
+{
+  memset(&page, 0, sizeof page);
+  page.version = 0;
+  page.lock = 40;
+  page.index = index;
+  page.offset = offset;
+  page.cap_user_rdpmc = 1;
+  page.pmc_width = (unsigned short) width;
+  rdpmc_calls = 0;
+  rdpmc_counter = ~0u;
+}
+
+START_TEST(page_offset_plus_counter)
+{
+  long long v = 0;
+  fake_page(3, -1000000, 48);
+  rdpmc_result = 1000123;
+  ck_assert_int_eq(cpucycles_perf_page_read(&page, fake_rdpmc, &v), 0);
+  ck_assert_int_eq(v, 123);
+  ck_assert_uint_eq(rdpmc_counter, 2); /* index - 1 */
+  ck_assert_uint_eq(rdpmc_calls, 1);
+}
+END_TEST
+
+START_TEST(page_retries_when_lock_changes)
+{
+  long long v = 0;
+  fake_page(1, 100, 48);
+  ck_assert_int_eq(cpucycles_perf_page_read(&page, racing_rdpmc, &v), 0);
+  ck_assert_uint_eq(rdpmc_calls, 2);
+  ck_assert_int_eq(v, -5000 + 9000); /* new offset with the new reading */
+}
+END_TEST
+
+START_TEST(page_index_zero_is_unavailable)
+{
+  long long v = 42;
+  fake_page(0, 100, 48);
+  ck_assert_int_eq(cpucycles_perf_page_read(&page, fake_rdpmc, &v), -1);
+  ck_assert_uint_eq(rdpmc_calls, 0);
+  ck_assert_int_eq(v, 42);
+}
+END_TEST
+
+START_TEST(page_without_cap_user_rdpmc_is_unavailable)
+{
+  long long v = 42;
+  fake_page(2, 100, 48);
+  page.cap_user_rdpmc = 0;
+  ck_assert_int_eq(cpucycles_perf_page_read(&page, fake_rdpmc, &v), -1);
+  ck_assert_uint_eq(rdpmc_calls, 0);
+}
+END_TEST
+
+START_TEST(page_sign_extends_pmc_width)
+{
+  long long v = 0;
+  /* 48-bit -256, with junk above bit 47 that must be ignored. */
+  fake_page(1, 1000, 48);
+  rdpmc_result = 0x0000ffffffffff00ULL;
+  ck_assert_int_eq(cpucycles_perf_page_read(&page, fake_rdpmc, &v), 0);
+  ck_assert_int_eq(v, 744);
+  rdpmc_result = 0xabcdffffffffff00ULL;
+  ck_assert_int_eq(cpucycles_perf_page_read(&page, fake_rdpmc, &v), 0);
+  ck_assert_int_eq(v, 744);
+  /* Largest positive 48-bit value. */
+  rdpmc_result = 0x00007fffffffffffULL;
+  ck_assert_int_eq(cpucycles_perf_page_read(&page, fake_rdpmc, &v), 0);
+  ck_assert_int_eq(v, 1000 + 0x7fffffffffffLL);
+}
+END_TEST
+
+START_TEST(page_as_the_kernel_programs_it)
+{
+  /* Linux starts a counting event at -left (here 2^47 - 1) and keeps
+   * offset = count + left; after 5000 more cycles the raw counter reads
+   * 2^48 - left + 5000. */
+  long long left = 0x7fffffffffffLL, count = 123456789, v = 0;
+  fake_page(1, count + left, 48);
+  rdpmc_result = (unsigned long long) ((1LL << 48) - left + 5000);
+  ck_assert_int_eq(cpucycles_perf_page_read(&page, fake_rdpmc, &v), 0);
+  ck_assert_int_eq(v, count + 5000);
+  /* And a negative offset with a positive counter. */
+  fake_page(1, -(1LL << 40), 48);
+  rdpmc_result = (1ULL << 40) + 77;
+  ck_assert_int_eq(cpucycles_perf_page_read(&page, fake_rdpmc, &v), 0);
+  ck_assert_int_eq(v, 77);
+}
+END_TEST
+
+START_TEST(page_width_64_and_implausible_widths)
+{
+  long long v = 0;
+  fake_page(1, 10, 64);
+  rdpmc_result = 0xffffffffffffffffULL;
+  ck_assert_int_eq(cpucycles_perf_page_read(&page, fake_rdpmc, &v), 0);
+  ck_assert_int_eq(v, 9);
+  fake_page(1, 10, 32);
+  rdpmc_result = 0xffffffffULL;
+  ck_assert_int_eq(cpucycles_perf_page_read(&page, fake_rdpmc, &v), 0);
+  ck_assert_int_eq(v, 9);
+  fake_page(1, 10, 0);
+  ck_assert_int_eq(cpucycles_perf_page_read(&page, fake_rdpmc, &v), -1);
+  fake_page(1, 10, 65);
+  ck_assert_int_eq(cpucycles_perf_page_read(&page, fake_rdpmc, &v), -1);
+  ck_assert_uint_eq(rdpmc_calls, 0);
+}
+END_TEST
+
+/* ---- the opener seam ---- */
+
+#define MAX_OPENED 16
+static int open_calls;
+static int opened[MAX_OPENED];
+static struct perf_event_attr last_attr;
+static pid_t last_pid;
+static int last_cpu, last_group;
+static unsigned long last_flags;
+static long long pipe_first_value; /* written into each new pipe */
+static int pipe_writer = -1;       /* write end of the latest pipe */
+static struct perf_event_mmap_page page_template;
+
+static void note_call(struct perf_event_attr *attr, pid_t pid, int cpu,
+                      int group_fd, unsigned long flags)
+{
+  last_attr = *attr;
+  last_pid = pid;
+  last_cpu = cpu;
+  last_group = group_fd;
+  last_flags = flags;
+}
+
+static int note_fd(int fd)
+{
+  if (fd >= 0 && open_calls < MAX_OPENED) opened[open_calls] = fd;
+  open_calls++;
+  return fd;
+}
+
+static int refusing_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+                         int group_fd, unsigned long flags)
+{
+  note_call(attr, pid, cpu, group_fd, flags);
+  open_calls++;
+  errno = EACCES;
+  return -1;
+}
+
+/* A nonblocking pipe whose read end stands for the event: each read(2)
+ * takes the next 8-byte value the test wrote. */
+static int pipe_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+                     int group_fd, unsigned long flags)
+{
+  int p[2];
+  note_call(attr, pid, cpu, group_fd, flags);
+  if (pipe2(p, O_NONBLOCK | ((flags & PERF_FLAG_FD_CLOEXEC) ? O_CLOEXEC : 0)))
+    return -1;
+  if (write(p[1], &pipe_first_value, 8) != 8) abort();
+  pipe_writer = p[1];
+  return note_fd(p[0]);
+}
+
+/* A kernel before 3.14: PERF_FLAG_FD_CLOEXEC is EINVAL. */
+static int old_kernel_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+                           int group_fd, unsigned long flags)
+{
+  if (flags & PERF_FLAG_FD_CLOEXEC) {
+    note_call(attr, pid, cpu, group_fd, flags);
+    open_calls++;
+    errno = EINVAL;
+    return -1;
+  }
+  return pipe_open(attr, pid, cpu, group_fd, flags);
+}
+
+/* A memfd holding page_template stands for a mappable event. */
+static int memfd_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+                      int group_fd, unsigned long flags)
+{
+  long size = sysconf(_SC_PAGESIZE);
+  int fd;
+  note_call(attr, pid, cpu, group_fd, flags);
+  fd = memfd_create("fake-perf-event",
+                    (flags & PERF_FLAG_FD_CLOEXEC) ? MFD_CLOEXEC : 0);
+  if (fd < 0) return -1;
+  if (ftruncate(fd, size) != 0 ||
+      pwrite(fd, &page_template, sizeof page_template, 0) !=
+        (ssize_t) sizeof page_template)
+    abort();
+  return note_fd(fd);
+}
+
+/* The real system call for a software event (task clock, nanoseconds of
+ * this thread's CPU time): a real per-thread perf descriptor on machines
+ * without a PMU. */
+static int software_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+                         int group_fd, unsigned long flags)
+{
+  struct perf_event_attr sw = *attr;
+  note_call(attr, pid, cpu, group_fd, flags);
+  sw.type = PERF_TYPE_SOFTWARE;
+  sw.config = PERF_COUNT_SW_TASK_CLOCK;
+  return note_fd((int) syscall(__NR_perf_event_open, &sw, pid, cpu, group_fd,
+                               flags));
+}
+
+static int software_events_work(void)
+{
+  struct perf_event_attr attr;
+  int fd;
+  memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_TASK_CLOCK;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  fd = (int) syscall(__NR_perf_event_open, &attr, 0, -1, -1,
+                     PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0) return 0;
+  close(fd);
+  return 1;
+}
+
+static void put_value(long long v)
+{
+  ck_assert_int_eq(write(pipe_writer, &v, 8), 8);
+}
+
+START_TEST(open_asks_for_user_cycles_of_this_thread_cloexec)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  cpucycles_perf_set_opener(pipe_open);
+  ck_assert_int_eq(cpucycles_perf_open(&ev, 0), 0);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN);
+  ck_assert_int_eq(open_calls, 1);
+  ck_assert_uint_eq(last_attr.type, PERF_TYPE_HARDWARE);
+  ck_assert_uint_eq(last_attr.config, PERF_COUNT_HW_CPU_CYCLES);
+  ck_assert_uint_eq(last_attr.size, sizeof last_attr);
+  ck_assert_uint_eq(last_attr.exclude_kernel, 1);
+  ck_assert_uint_eq(last_attr.exclude_hv, 1);
+  ck_assert_uint_eq(last_attr.disabled, 0);
+  ck_assert_uint_eq(last_attr.inherit, 0);
+  ck_assert_int_eq(last_pid, 0);
+  ck_assert_int_eq(last_cpu, -1);
+  ck_assert_int_eq(last_group, -1);
+  ck_assert(last_flags & PERF_FLAG_FD_CLOEXEC);
+  ck_assert_int_eq(ev.fd, opened[0]);
+  ck_assert(fd_has_cloexec(ev.fd));
+  cpucycles_perf_close(&ev);
+  ck_assert(fd_is_closed(opened[0]));
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_UNOPENED);
+  cpucycles_perf_close(&ev); /* twice: harmless */
+}
+END_TEST
+
+START_TEST(open_sets_cloexec_by_hand_on_old_kernels)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  cpucycles_perf_set_opener(old_kernel_open);
+  ck_assert_int_eq(cpucycles_perf_open(&ev, 0), 0);
+  ck_assert_int_eq(open_calls, 2);
+  ck_assert_uint_eq(last_flags, 0);
+  ck_assert(fd_has_cloexec(ev.fd));
+  cpucycles_perf_close(&ev);
+  ck_assert(fd_is_closed(opened[1]));
+}
+END_TEST
+
+START_TEST(open_failure_leaves_nothing)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  cpucycles_perf_set_opener(refusing_open);
+  ck_assert_int_eq(cpucycles_perf_open(&ev, 1), -1);
+  ck_assert_int_eq(open_calls, 1); /* EACCES: no retry without the flag */
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_UNOPENED);
+  cpucycles_perf_close(&ev);
+}
+END_TEST
+
+START_TEST(map_failure_closes_the_descriptor)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  cpucycles_perf_set_opener(pipe_open); /* a pipe cannot be mapped */
+  ck_assert_int_eq(cpucycles_perf_open(&ev, 1), -1);
+  ck_assert_int_eq(open_calls, 1);
+  ck_assert(fd_is_closed(opened[0]));
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_UNOPENED);
+}
+END_TEST
+
+START_TEST(setup_fails_when_open_fails)
+{
+  struct counter_info info;
+  int i;
+  cpucycles_perf_set_opener(refusing_open);
+  for (i = 0; i < PERF_COUNTERS; i++) {
+    const struct counter *c = find_counter(perf_counters[i]);
+    if (!c) continue;
+    open_calls = 0;
+    ck_assert_int_eq(c->setup(&info), -1);
+    ck_assert_int_eq(open_calls, 1);
+    c->release();
+    c->release();
+    c->atfork_child();
+  }
+}
+END_TEST
+
+START_TEST(perfevent_reads_releases_and_drops_at_fork)
+{
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  if (!c) return;
+  cpucycles_perf_set_opener(pipe_open);
+  pipe_first_value = 5;
+  ck_assert_int_eq(c->setup(&info), 0);
+  ck_assert_int_eq(info.kind, COUNTER_PERFEVENT);
+  ck_assert_int_eq(info.frequency, 0);
+  ck_assert_int_eq(info.only32, 0);
+  put_value(1234);
+  put_value(99999);
+  ck_assert_int_eq(c->read(), 1234);
+  ck_assert_int_eq(c->read(), 99999);
+  ck_assert_int_eq(open_calls, 1);
+
+  /* atfork_child: the inherited descriptor goes, the next read opens. */
+  pipe_first_value = 777;
+  c->atfork_child();
+  ck_assert(fd_is_closed(opened[0]));
+  ck_assert_int_eq(c->read(), 777);
+  ck_assert_int_eq(open_calls, 2);
+  ck_assert(!fd_is_closed(opened[1]));
+
+  c->release();
+  ck_assert(fd_is_closed(opened[1]));
+  c->release();
+}
+END_TEST
+
+START_TEST(perfevent_read_failure_falls_back_monotone)
+{
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  long long prev, v;
+  int i;
+  if (!c) return;
+  cpucycles_perf_set_opener(pipe_open);
+  ck_assert_int_eq(c->setup(&info), 0);
+  /* The pipe is empty now: read(2) fails with EAGAIN. */
+  prev = c->read();
+  ck_assert_int_gt(prev, 0);
+  ck_assert(fd_is_closed(opened[0])); /* given up, not leaked */
+  for (i = 0; i < 1000; i++) {
+    v = c->read();
+    ck_assert_int_ge(v, prev);
+    prev = v;
+  }
+  ck_assert_int_eq(open_calls, 1); /* no retry per read */
+  c->release();
+}
+END_TEST
+
+START_TEST(perfpmc_refuses_without_cap_user_rdpmc)
+{
+  const struct counter *c = find_counter("amd64-perfpmc");
+  struct counter_info info;
+  if (!c) return;
+  memset(&page_template, 0, sizeof page_template);
+  page_template.index = 1;
+  page_template.pmc_width = 48;
+  page_template.cap_user_rdpmc = 0;
+  cpucycles_perf_set_opener(memfd_open);
+  ck_assert_int_eq(c->setup(&info), -1);
+  ck_assert_int_eq(open_calls, 1);
+  ck_assert(fd_is_closed(opened[0]));
+  c->release();
+}
+END_TEST
+
+START_TEST(perfpmc_index_zero_reads_the_descriptor)
+{
+  const struct counter *c = find_counter("amd64-perfpmc");
+  struct counter_info info;
+  if (!c) return;
+  /* cap_user_rdpmc but index 0: no rdpmc (it would fault here); read(2)
+   * of the memfd returns its bytes in turn: setup takes the first 8
+   * (version, compat_version), the read the next 8 (lock, index). */
+  memset(&page_template, 0, sizeof page_template);
+  page_template.version = 42;
+  page_template.lock = 5;
+  page_template.index = 0;
+  page_template.pmc_width = 48;
+  page_template.cap_user_rdpmc = 1;
+  cpucycles_perf_set_opener(memfd_open);
+  ck_assert_int_eq(c->setup(&info), 0);
+  ck_assert_int_eq(info.kind, COUNTER_ONCORE);
+  ck_assert_int_eq(info.frequency, 0);
+  ck_assert_int_eq(info.only32, 0);
+  ck_assert(fd_has_cloexec(opened[0]));
+  ck_assert_int_eq(c->read(), 5);
+  c->release();
+  ck_assert(fd_is_closed(opened[0]));
+  c->release();
+}
+END_TEST
+
+START_TEST(pmcff_refuses_unless_on_fixed_counter_1)
+{
+  const struct counter *c = find_counter("amd64-pmcff");
+  struct counter_info info;
+  if (!c) return;
+  /* On a general-purpose counter (as on AMD): refused before any rdpmc,
+   * which would fault on this machine. */
+  memset(&page_template, 0, sizeof page_template);
+  page_template.index = 2;
+  page_template.pmc_width = 48;
+  page_template.cap_user_rdpmc = 1;
+  cpucycles_perf_set_opener(memfd_open);
+  ck_assert_int_eq(c->setup(&info), -1);
+  ck_assert(fd_is_closed(opened[0]));
+  /* On fixed counter 1 but without user rdpmc (sysfs rdpmc 0). */
+  page_template.index = (1u << 30 | 1u) + 1u;
+  page_template.cap_user_rdpmc = 0;
+  ck_assert_int_eq(c->setup(&info), -1);
+  ck_assert(fd_is_closed(opened[1]));
+  c->release();
+}
+END_TEST
+
+/* ---- threads ---- */
+
+struct thread_reads {
+  const struct counter *counter;
+  long long first;
+  int monotone;
+};
+
+static void *read_in_thread(void *arg)
+{
+  struct thread_reads *t = arg;
+  long long prev, v;
+  int i;
+  t->first = prev = t->counter->read();
+  t->monotone = 1;
+  for (i = 0; i < 1000; i++) {
+    v = t->counter->read();
+    if (v < prev) t->monotone = 0;
+    prev = v;
+  }
+  return 0;
+}
+
+static void *read_once_in_thread(void *arg)
+{
+  struct thread_reads *t = arg;
+  t->first = t->counter->read();
+  return 0;
+}
+
+START_TEST(thread_opens_its_own_event_closed_at_exit)
+{
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  struct thread_reads t;
+  pthread_t th;
+  if (!c) return;
+  cpucycles_perf_set_opener(pipe_open);
+  pipe_first_value = 11;
+  ck_assert_int_eq(c->setup(&info), 0);
+  pipe_first_value = 4242;
+  t.counter = c;
+  /* One read: a second would find the pipe empty, and the counter would
+   * give up the descriptor by itself. */
+  ck_assert_int_eq(pthread_create(&th, 0, read_once_in_thread, &t), 0);
+  ck_assert_int_eq(pthread_join(th, 0), 0);
+  ck_assert_int_eq(open_calls, 2);
+  ck_assert_int_eq(t.first, 4242); /* its own descriptor, not ours */
+  ck_assert(fd_is_closed(opened[1])); /* closed as the thread exited */
+  ck_assert(!fd_is_closed(opened[0])); /* ours stays */
+  c->release();
+  ck_assert(fd_is_closed(opened[0]));
+}
+END_TEST
+
+START_TEST(thread_without_event_reads_monotone_fallback)
+{
+  struct thread_reads t;
+  pthread_t th;
+  int i;
+  cpucycles_perf_set_opener(refusing_open);
+  for (i = 0; i < PERF_COUNTERS; i++) {
+    t.counter = find_counter(perf_counters[i]);
+    if (!t.counter) continue;
+    open_calls = 0;
+    ck_assert_int_eq(pthread_create(&th, 0, read_in_thread, &t), 0);
+    ck_assert_int_eq(pthread_join(th, 0), 0);
+    ck_assert_msg(t.monotone, "%s", perf_counters[i]);
+    ck_assert_int_gt(t.first, 0);
+    ck_assert_int_eq(open_calls, 1); /* tried once, not on every read */
+  }
+}
+END_TEST
+
+/* ---- fork, with real software events ---- */
+
+START_TEST(fork_child_counts_with_its_own_event)
+{
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  long long a, b;
+  int status, parent_fd;
+  pid_t pid;
+  if (!c || !software_events_work()) return;
+  cpucycles_perf_set_opener(software_open);
+  ck_assert_int_eq(c->setup(&info), 0);
+  parent_fd = opened[0];
+  ck_assert(fd_has_cloexec(parent_fd)); /* the kernel honoured the flag */
+  a = c->read();
+  b = c->read();
+  ck_assert_int_ge(b, a);
+
+  pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    int code = 0;
+    c->atfork_child();
+    if (!fd_is_closed(parent_fd)) code |= 1;
+    a = c->read();
+    if (open_calls != 2) code |= 2;
+    if (open_calls >= 2 && !fd_has_cloexec(opened[1])) code |= 4;
+    b = c->read();
+    if (b < a) code |= 8;
+    c->release();
+    _exit(code);
+  }
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status));
+  ck_assert_int_eq(WEXITSTATUS(status), 0);
+  /* The parent's event is untouched by the child. */
+  ck_assert(!fd_is_closed(parent_fd));
+  ck_assert_int_ge(c->read(), b);
+  c->release();
+}
+END_TEST
+
+/* ---- the real thing ---- */
+
+static int hardware_cycles_work(void)
+{
+  struct perf_event_attr attr;
+  int fd;
+  memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_HARDWARE;
+  attr.config = PERF_COUNT_HW_CPU_CYCLES;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  fd = (int) syscall(__NR_perf_event_open, &attr, 0, -1, -1,
+                     PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0) return 0;
+  close(fd);
+  return 1;
+}
+
+struct trial {
+  const struct counter *counter;
+  struct counter_info info;
+  int result;
+  int monotone;
+};
+
+static void try_setup(void *arg)
+{
+  struct trial *t = arg;
+  t->result = t->counter->setup(&t->info);
+}
+
+static void try_reads(void *arg)
+{
+  struct trial *t = arg;
+  long long prev = t->counter->read(), v;
+  int i;
+  t->monotone = 1;
+  for (i = 0; i < 1000; i++) {
+    v = t->counter->read();
+    if (v < prev) t->monotone = 0;
+    prev = v;
+  }
+}
+
+START_TEST(real_counters_fail_cleanly_or_count)
+{
+  int hardware = hardware_cycles_work(), i;
+  for (i = 0; i < PERF_COUNTERS; i++) {
+    struct trial t;
+    t.counter = find_counter(perf_counters[i]);
+    if (!t.counter) continue;
+    t.result = -1;
+    if (!hardware) {
+      /* No PMU for user space here: setup says so, without a fault. */
+      ck_assert_int_eq(cpucycles_works(try_setup, &t), 0);
+      ck_assert_msg(t.result == -1, "%s", perf_counters[i]);
+    } else if (cpucycles_works(try_setup, &t) == 0 && t.result == 0) {
+      t.monotone = 0;
+      ck_assert_int_eq(cpucycles_works(try_reads, &t), 0);
+      ck_assert_msg(t.monotone, "%s", perf_counters[i]);
+    }
+    t.counter->release();
+    t.counter->release();
+  }
+}
+END_TEST
+
+static Suite *perf_suite(void)
+{
+  Suite *s = suite_create("perf");
+  TCase *tc;
+
+  tc = tcase_create("page");
+  tcase_add_test(tc, page_offset_plus_counter);
+  tcase_add_test(tc, page_retries_when_lock_changes);
+  tcase_add_test(tc, page_index_zero_is_unavailable);
+  tcase_add_test(tc, page_without_cap_user_rdpmc_is_unavailable);
+  tcase_add_test(tc, page_sign_extends_pmc_width);
+  tcase_add_test(tc, page_as_the_kernel_programs_it);
+  tcase_add_test(tc, page_width_64_and_implausible_widths);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("open");
+  tcase_add_test(tc, open_asks_for_user_cycles_of_this_thread_cloexec);
+  tcase_add_test(tc, open_sets_cloexec_by_hand_on_old_kernels);
+  tcase_add_test(tc, open_failure_leaves_nothing);
+  tcase_add_test(tc, map_failure_closes_the_descriptor);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("counters");
+  tcase_add_test(tc, setup_fails_when_open_fails);
+  tcase_add_test(tc, perfevent_reads_releases_and_drops_at_fork);
+  tcase_add_test(tc, perfevent_read_failure_falls_back_monotone);
+  tcase_add_test(tc, perfpmc_refuses_without_cap_user_rdpmc);
+  tcase_add_test(tc, perfpmc_index_zero_reads_the_descriptor);
+  tcase_add_test(tc, pmcff_refuses_unless_on_fixed_counter_1);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("threads and fork");
+  tcase_add_test(tc, thread_opens_its_own_event_closed_at_exit);
+  tcase_add_test(tc, thread_without_event_reads_monotone_fallback);
+  tcase_add_test(tc, fork_child_counts_with_its_own_event);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("real");
+  tcase_add_test(tc, real_counters_fail_cleanly_or_count);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void)
+{
+  SRunner *sr = srunner_create(perf_suite());
+  int failed;
+  /* Each test in its own process (the default; insisted on here): the
+   * counters keep per-thread state, and the opener seam is global. */
+  srunner_set_fork_status(sr, CK_FORK);
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+#else
+
+int main(void)
+{
+  return 77; /* no Linux perf_event here: skipped */
+}
+
+#endif
