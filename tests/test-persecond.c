@@ -1,0 +1,504 @@
+/* Tests for the CPU frequency estimate (lib/persecond.c).
+ *
+ * The estimate is driven through its root-directory seam: each case is a
+ * small tree under $srcdir/fixtures/persecond/<case>/ holding etc/, proc/
+ * and sys/ files.  A few cases that would need large or special files (a
+ * 64 KiB cpuinfo, a FIFO) are built in a temporary directory instead. */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+/* mkdtemp and mkfifo are POSIX.1-2008, hidden by -std=c11 alone. */
+#if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "persecond.h"
+
+/* Every fixture that exercises one source puts this value, or the same
+ * frequency in its own unit, into the next source: seeing it proves the
+ * bad value fell through rather than being believed. */
+#define NEXT 1234567000LL
+#define NEXT_ENV "1234567000"
+
+static const char *srcdir(void)
+{
+  const char *dir = getenv("srcdir");
+  return dir && *dir ? dir : ".";
+}
+
+static long long estimate_case(const char *name, const char *env)
+{
+  char root[4096];
+  int n = snprintf(root, sizeof root, "%s/fixtures/persecond/%s", srcdir(),
+                   name);
+  ck_assert_int_lt(n, (int)sizeof root);
+  return cpucycles_persecond_estimate(root, env);
+}
+
+/* ---------------------------------------------------------------- parse */
+
+struct parse_case {
+  const char *text;
+  int len;          /* -1: strlen(text) */
+  double unit;
+  int ok;
+  long long value;
+};
+
+static const struct parse_case parse_cases[] = {
+  { "2400000000", -1, 1, 1, 2400000000LL },
+  { "2400000000\n", -1, 1, 1, 2400000000LL },
+  { "2400000000 \t\r\n", -1, 1, 1, 2400000000LL },
+  { "2400000", -1, 1e3, 1, 2400000000LL },
+  { "2400.000", -1, 1e6, 1, 2400000000LL },
+  { "2399.987654", -1, 1e6, 1, CPUCYCLES_PERSECOND_DEFAULT },
+  { "2445.434", -1, 1e6, 1, 2445434000LL },
+  { "2000.000000", -1, 1e6, 1, 2000000000LL },
+  { "0.5", -1, 1e9, 1, 500000000LL },
+  { "2400.0000000000000000000000001", -1, 1e6, 1, 2400000000LL },
+  { "0002400", -1, 1e6, 1, 2400000000LL },
+  { "1000000", -1, 1, 1, 1000000LL },             /* lower bound, inclusive */
+  { "100000000000", -1, 1, 1, 100000000000LL },   /* upper bound, inclusive */
+  { "1000.0004", -1, 1e3, 1, 1000000LL },          /* rounds to nearest */
+  { "999999", -1, 1, 0, 0 },
+  { "999999.9", -1, 1, 0, 0 },                     /* bound is on the exact value */
+  { "100000000000.1", -1, 1, 0, 0 },
+  { "100000000001", -1, 1, 0, 0 },
+  { "", -1, 1, 0, 0 },
+  { " ", -1, 1, 0, 0 },
+  { "\n", -1, 1, 0, 0 },
+  { "abc", -1, 1, 0, 0 },
+  { "-2400000000", -1, 1, 0, 0 },
+  { "+2400000000", -1, 1, 0, 0 },
+  { "0", -1, 1, 0, 0 },
+  { "0.0", -1, 1e6, 0, 0 },
+  { "nan", -1, 1, 0, 0 },
+  { "NaN", -1, 1, 0, 0 },
+  { "inf", -1, 1, 0, 0 },
+  { "infinity", -1, 1, 0, 0 },
+  { "99999999999999999999999", -1, 1, 0, 0 },
+  { "184467440737095516170000000", -1, 1, 0, 0 },
+  { "2400x", -1, 1e6, 0, 0 },
+  { "2400000000x", -1, 1, 0, 0 },
+  { "x2400000000", -1, 1, 0, 0 },
+  { " 2400000000", -1, 1, 0, 0 },
+  { "2400000000 1", -1, 1, 0, 0 },
+  { "0x8f0d1800", -1, 1, 0, 0 },
+  { "2.4e9", -1, 1, 0, 0 },
+  { "2.4E9", -1, 1, 0, 0 },
+  { "24e8", -1, 1, 0, 0 },
+  { "2400.", -1, 1e6, 0, 0 },
+  { ".5", -1, 1e9, 0, 0 },
+  { "2400,000", -1, 1e6, 0, 0 },
+  { "2400..0", -1, 1e6, 0, 0 },
+  { "2400.0.0", -1, 1e6, 0, 0 },
+  { "2400.000MHz", -1, 1e6, 0, 0 },
+  { "2400000000\v", -1, 1, 0, 0 },
+  { "2400000000\0", 11, 1, 0, 0 },                 /* NUL is junk */
+  { "24000000009", 10, 1, 1, 2400000000LL },      /* len is honoured */
+  { "2400000000", 3, 1, 0, 0 },
+  { "2400000000", -1, 0, 0, 0 },                   /* bad units */
+  { "2400000000", -1, -1, 0, 0 },
+  { "2400000000", -1, 0.5, 0, 0 },
+  { "2", -1, 1e10, 0, 0 },
+};
+
+START_TEST(test_parse_table)
+{
+  const struct parse_case *c = &parse_cases[_i];
+  size_t len = c->len < 0 ? strlen(c->text) : (size_t)c->len;
+  long long out = -42;
+  int r = cpucycles_persecond_parse(c->text, len, c->unit, &out);
+
+  if (c->ok) {
+    ck_assert_msg(r == 0, "parse(\"%s\", %g) rejected", c->text, c->unit);
+    ck_assert_int_eq(out, c->value);
+  } else {
+    ck_assert_msg(r == -1, "parse(\"%s\", %g) accepted: %lld", c->text,
+                  c->unit, out);
+    ck_assert_int_eq(out, -42);   /* *out untouched on failure */
+  }
+}
+END_TEST
+
+START_TEST(test_parse_bad_arguments)
+{
+  long long out = -42;
+  double zero = 0;
+
+  ck_assert_int_eq(cpucycles_persecond_parse(NULL, 3, 1, &out), -1);
+  ck_assert_int_eq(cpucycles_persecond_parse("2400000000", 10, 1, NULL), -1);
+  ck_assert_int_eq(cpucycles_persecond_parse("2400000000", 10, zero / zero,
+                                             &out), -1);
+  ck_assert_int_eq(cpucycles_persecond_parse("2400000000", 10, 1 / zero,
+                                             &out), -1);
+  ck_assert_int_eq(out, -42);
+}
+END_TEST
+
+START_TEST(test_parse_long_input)
+{
+  /* thousands of digits: no overflow to inf, no wraparound */
+  static char digits[5000];
+  long long out = -42;
+
+  memset(digits, '9', sizeof digits);
+  ck_assert_int_eq(cpucycles_persecond_parse(digits, sizeof digits, 1, &out),
+                   -1);
+  memset(digits, '0', sizeof digits);
+  memcpy(digits + sizeof digits - 10, "2400000000", 10);
+  ck_assert_int_eq(cpucycles_persecond_parse(digits, sizeof digits, 1, &out),
+                   0);
+  ck_assert_int_eq(out, 2400000000LL);
+}
+END_TEST
+
+/* ------------------------------------------------------ fixture cases */
+
+struct fixture_case {
+  const char *name;
+  const char *env;
+  long long expected;
+};
+
+static const struct fixture_case fixture_cases[] = {
+  /* precedence: etc > cpuinfo_max_freq > scaling_max_freq > tsc_freq_khz
+   * > /proc/cpuinfo > environment > default */
+  { "prec-etc", "3100000000", 3000000000LL },
+  { "prec-maxfreq", "3100000000", 3500000000LL },
+  { "prec-scaling", "3100000000", 3400000000LL },
+  { "prec-tsc", "3100000000", 3300000000LL },
+  { "prec-cpuinfo", "3100000000", 3200000000LL },
+  { "does-not-exist", "3100000000", 3100000000LL },
+  { "does-not-exist", NULL, CPUCYCLES_PERSECOND_DEFAULT },
+  /* accepted file forms */
+  { "etc-no-newline", NULL, 3000000000LL },
+  { "etc-crlf", NULL, 3000000000LL },
+  { "etc-trailing-blanks", NULL, 3000000000LL },
+  { "etc-leading-zeros", NULL, 3000000000LL },
+  { "etc-min", NULL, 1000000LL },
+  { "etc-max", NULL, 100000000000LL },
+  { "maxfreq-realistic", NULL, 3700000000LL },
+  { "maxfreq-min", NULL, 1000000LL },
+  { "maxfreq-max", NULL, 100000000000LL },
+  { "tsc-realistic", NULL, 2095078000LL },
+  /* the other two sysfs files fall through too */
+  { "scaling-empty", NULL, NEXT },
+  { "scaling-trailing-junk", NULL, NEXT },
+  { "scaling-too-small", NULL, NEXT },
+  { "tsc-empty", NULL, NEXT },
+  { "tsc-trailing-junk", NULL, NEXT },
+  { "tsc-too-small", NULL, NEXT },
+  /* /proc/cpuinfo samples */
+  { "cpuinfo-x86", NEXT_ENV, 2999998000LL },
+  { "cpuinfo-x86-vm", NEXT_ENV, 2445434000LL },
+  { "cpuinfo-ppc64le", NEXT_ENV, 2200000000LL },
+  { "cpuinfo-s390x", NEXT_ENV, 5200000000LL },   /* static, not dynamic */
+  { "cpuinfo-nospace", NEXT_ENV, 2400000000LL },
+  { "cpuinfo-no-newline", NEXT_ENV, 2400000000LL },
+  { "cpuinfo-crlf", NEXT_ENV, 2400000000LL },
+  { "cpuinfo-bad-line-skipped", NEXT_ENV, 2000000000LL },
+  /* ... and samples without a usable frequency in the first block */
+  { "cpuinfo-arm64", NEXT_ENV, NEXT },
+  { "cpuinfo-arm64", NULL, CPUCYCLES_PERSECOND_DEFAULT },
+  { "cpuinfo-second-block", NEXT_ENV, NEXT },
+  { "cpuinfo-s390x-dynamic-only", NEXT_ENV, NEXT },
+  { "cpuinfo-s390x-old", NEXT_ENV, NEXT },
+  { "cpuinfo-ppc-no-suffix", NEXT_ENV, NEXT },
+  { "cpuinfo-ppc-bad-suffix", NEXT_ENV, NEXT },
+  { "cpuinfo-key-exact", NEXT_ENV, NEXT },
+  { "cpuinfo-emptyfile", NEXT_ENV, NEXT },
+};
+
+START_TEST(test_fixture_table)
+{
+  const struct fixture_case *c = &fixture_cases[_i];
+  long long got = estimate_case(c->name, c->env);
+
+  ck_assert_msg(got == c->expected, "%s (env %s): got %lld, expected %lld",
+                c->name, c->env ? c->env : "unset", got, c->expected);
+}
+END_TEST
+
+/* The malformed-value matrix: for each form, fixtures etc-FORM (bad etc
+ * file, sysfs holds NEXT), maxfreq-FORM (bad cpuinfo_max_freq,
+ * scaling_max_freq holds NEXT) and, where the form is malformed for a
+ * cpuinfo line, cpuinfo-FORM (bad "cpu MHz" in the first block, a good one
+ * in the second block, NEXT in the environment). */
+struct malformed_form {
+  const char *name;
+  int in_cpuinfo;
+};
+
+static const struct malformed_form malformed_forms[] = {
+  { "empty", 1 },         { "text", 1 },          { "negative", 1 },
+  { "plus", 1 },          { "zero", 1 },          { "nan", 1 },
+  { "inf", 1 },           { "overflow", 1 },      { "trailing-junk", 1 },
+  { "leading-junk", 1 },  { "whitespace-only", 1 }, { "too-small", 1 },
+  { "too-large", 1 },     { "hex", 1 },           { "exponent", 1 },
+  { "trailing-dot", 1 },  { "leading-dot", 1 },   { "comma", 1 },
+  { "two-numbers", 1 },   { "nul", 1 },
+  /* valid in a cpuinfo line, malformed in an integer file */
+  { "leading-space", 0 }, { "fraction", 0 },      { "too-long", 0 },
+};
+
+#define FORMS (int)(sizeof malformed_forms / sizeof malformed_forms[0])
+
+START_TEST(test_malformed_matrix)
+{
+  static const char *const kinds[] = { "etc", "maxfreq", "cpuinfo" };
+  const struct malformed_form *form = &malformed_forms[_i % FORMS];
+  const char *kind = kinds[_i / FORMS];
+  char name[256];
+  long long got;
+
+  if (strcmp(kind, "cpuinfo") == 0 && !form->in_cpuinfo) return;
+  snprintf(name, sizeof name, "%s-%s", kind, form->name);
+  got = estimate_case(name, NEXT_ENV);
+  ck_assert_msg(got == NEXT, "%s: got %lld, expected %lld", name, got, NEXT);
+}
+END_TEST
+
+/* -------------------------------------------------------- environment */
+
+START_TEST(test_env_values)
+{
+  static const struct { const char *env; long long expected; } cases[] = {
+    { NULL, CPUCYCLES_PERSECOND_DEFAULT },
+    { "3100000000", 3100000000LL },
+    { "3100000000\n", 3100000000LL },
+    { "", CPUCYCLES_PERSECOND_DEFAULT },
+    { "garbage", CPUCYCLES_PERSECOND_DEFAULT },
+    { "fast", CPUCYCLES_PERSECOND_DEFAULT },
+    { "-3100000000", CPUCYCLES_PERSECOND_DEFAULT },
+    { "0", CPUCYCLES_PERSECOND_DEFAULT },
+    { "nan", CPUCYCLES_PERSECOND_DEFAULT },
+    { "inf", CPUCYCLES_PERSECOND_DEFAULT },
+    { "99999999999999999999999", CPUCYCLES_PERSECOND_DEFAULT },
+    { "3100000000x", CPUCYCLES_PERSECOND_DEFAULT },
+    { "x3100000000", CPUCYCLES_PERSECOND_DEFAULT },
+    { " 3100000000", CPUCYCLES_PERSECOND_DEFAULT },
+    { " ", CPUCYCLES_PERSECOND_DEFAULT },
+    { "999999", CPUCYCLES_PERSECOND_DEFAULT },
+    { "100000000001", CPUCYCLES_PERSECOND_DEFAULT },
+    { "0xb8c63f00", CPUCYCLES_PERSECOND_DEFAULT },
+    { "3.1e9", CPUCYCLES_PERSECOND_DEFAULT },
+    { "3100000000.5", CPUCYCLES_PERSECOND_DEFAULT },
+    { "3100", CPUCYCLES_PERSECOND_DEFAULT },   /* not MHz: Hz, implausible */
+  };
+  size_t i;
+
+  for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    long long got = estimate_case("does-not-exist", cases[i].env);
+    ck_assert_msg(got == cases[i].expected, "env \"%s\": got %lld",
+                  cases[i].env ? cases[i].env : "(unset)", got);
+  }
+}
+END_TEST
+
+/* ------------------------------------------- trees built at test time */
+
+static char tmproot[64];
+
+static void tmp_setup(void)
+{
+  strcpy(tmproot, "/tmp/test-persecond-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(tmproot));
+}
+
+static void tmp_teardown(void)
+{
+  static const char *const leaves[] = {
+    "/proc/cpuinfo", "/proc", "/etc/cpucyclespersecond", "/etc",
+  };
+  char path[128];
+  size_t i;
+
+  for (i = 0; i < sizeof leaves / sizeof leaves[0]; ++i) {
+    snprintf(path, sizeof path, "%s%s", tmproot, leaves[i]);
+    if (remove(path) < 0 && errno != ENOENT) perror(path);
+  }
+  rmdir(tmproot);
+}
+
+static FILE *tmp_create(const char *dir, const char *file)
+{
+  char path[128];
+  FILE *f;
+
+  snprintf(path, sizeof path, "%s%s", tmproot, dir);
+  mkdir(path, 0700);
+  snprintf(path, sizeof path, "%s%s%s", tmproot, dir, file);
+  f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  return f;
+}
+
+/* A line longer than the reader's 4 KiB window, before the frequency, is
+ * skipped whole: its tail past the first 4096 bytes looks like a frequency
+ * line and must not be read as one. */
+START_TEST(test_cpuinfo_long_line)
+{
+  FILE *f = tmp_create("/proc", "/cpuinfo");
+  int i;
+
+  fputs("processor\t: 0\nflags\t\t:", f);
+  for (i = 8; i < 4096; ++i) fputc('x', f);
+  fputs("cpu MHz\t\t: 1000.000\n", f);
+  fputs("cpu MHz\t\t: 2400.000\n\n", f);
+  fclose(f);
+  ck_assert_int_eq(cpucycles_persecond_estimate(tmproot, NULL), 2400000000LL);
+}
+END_TEST
+
+/* Short lines with a frequency at 60 KiB: read; past 64 KiB: not read. */
+static long long cpuinfo_with_frequency_after(long bytes)
+{
+  FILE *f = tmp_create("/proc", "/cpuinfo");
+  long n;
+
+  for (n = 0; n < bytes; n += 16) fputs("padding  : 0123\n", f);
+  fputs("cpu MHz\t\t: 2400.000\n", f);
+  fclose(f);
+  return cpucycles_persecond_estimate(tmproot, NULL);
+}
+
+START_TEST(test_cpuinfo_within_limit)
+{
+  ck_assert_int_eq(cpuinfo_with_frequency_after(60 * 1024), 2400000000LL);
+}
+END_TEST
+
+START_TEST(test_cpuinfo_beyond_limit)
+{
+  ck_assert_int_eq(cpuinfo_with_frequency_after(64 * 1024),
+                   CPUCYCLES_PERSECOND_DEFAULT);
+}
+END_TEST
+
+/* A line cut by the 64 KiB bound must not yield its first digits. */
+START_TEST(test_cpuinfo_cut_at_limit)
+{
+  FILE *f = tmp_create("/proc", "/cpuinfo");
+  long n;
+
+  /* 4095 * 16 + 4 + 12 = 65536: the bound falls right after "24", and
+   * 24 MHz would be plausible. */
+  for (n = 0; n < 4095; ++n) fputs("padding  : 0123\n", f);
+  fputs("x:1\n", f);
+  fputs("cpu MHz : 24", f);
+  fputs("00.000\n", f);
+  fclose(f);
+  ck_assert_int_eq(cpucycles_persecond_estimate(tmproot, NULL),
+                   CPUCYCLES_PERSECOND_DEFAULT);
+}
+END_TEST
+
+/* A FIFO where a file is expected must not block the estimate. */
+START_TEST(test_etc_fifo)
+{
+  char path[128];
+
+  snprintf(path, sizeof path, "%s/etc", tmproot);
+  ck_assert_int_eq(mkdir(path, 0700), 0);
+  snprintf(path, sizeof path, "%s/etc/cpucyclespersecond", tmproot);
+  ck_assert_int_eq(mkfifo(path, 0600), 0);
+  ck_assert_int_eq(cpucycles_persecond_estimate(tmproot, "3100000000"),
+                   3100000000LL);
+}
+END_TEST
+
+/* A directory where a file is expected: read() fails, fall through. */
+START_TEST(test_etc_directory)
+{
+  char path[128];
+
+  snprintf(path, sizeof path, "%s/etc", tmproot);
+  ck_assert_int_eq(mkdir(path, 0700), 0);
+  snprintf(path, sizeof path, "%s/etc/cpucyclespersecond", tmproot);
+  ck_assert_int_eq(mkdir(path, 0700), 0);
+  ck_assert_int_eq(cpucycles_persecond_estimate(tmproot, "3100000000"),
+                   3100000000LL);
+}
+END_TEST
+
+/* ---------------------------------------------------- the real system */
+
+START_TEST(test_real_system)
+{
+  long long hz = cpucycles_persecond_estimate("", NULL);
+  ck_assert_int_ge(hz, 1000000LL);
+  ck_assert_int_le(hz, 100000000000LL);
+  /* NULL means the real system too; "cpu MHz" may move between reads on
+   * a machine without cpufreq, so only the range is checked. */
+  hz = cpucycles_persecond_estimate(NULL, NULL);
+  ck_assert_int_ge(hz, 1000000LL);
+  ck_assert_int_le(hz, 100000000000LL);
+}
+END_TEST
+
+START_TEST(test_root_too_long)
+{
+  static char root[8192];
+
+  memset(root, 'a', sizeof root - 1);
+  ck_assert_int_eq(cpucycles_persecond_estimate(root, "3100000000"),
+                   3100000000LL);
+}
+END_TEST
+
+static Suite *persecond_suite(void)
+{
+  Suite *s = suite_create("persecond");
+  TCase *tc;
+
+  tc = tcase_create("parse");
+  tcase_add_loop_test(tc, test_parse_table, 0,
+                      (int)(sizeof parse_cases / sizeof parse_cases[0]));
+  tcase_add_test(tc, test_parse_bad_arguments);
+  tcase_add_test(tc, test_parse_long_input);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("fixtures");
+  tcase_add_loop_test(tc, test_fixture_table, 0,
+                      (int)(sizeof fixture_cases / sizeof fixture_cases[0]));
+  tcase_add_loop_test(tc, test_malformed_matrix, 0, 3 * FORMS);
+  tcase_add_test(tc, test_env_values);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("generated");
+  tcase_add_checked_fixture(tc, tmp_setup, tmp_teardown);
+  tcase_add_test(tc, test_cpuinfo_long_line);
+  tcase_add_test(tc, test_cpuinfo_within_limit);
+  tcase_add_test(tc, test_cpuinfo_beyond_limit);
+  tcase_add_test(tc, test_cpuinfo_cut_at_limit);
+  tcase_add_test(tc, test_etc_fifo);
+  tcase_add_test(tc, test_etc_directory);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("system");
+  tcase_add_test(tc, test_real_system);
+  tcase_add_test(tc, test_root_too_long);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void)
+{
+  SRunner *sr = srunner_create(persecond_suite());
+  int failed;
+
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
