@@ -42,7 +42,7 @@ AC_DEFUN([CPUCYCLES_COUNTERS], [
   CPPFLAGS=$cpucycles_save_CPPFLAGS
   for cpucycles_x in $cpucycles_excluded; do
     test -f "$srcdir/lib/counters/$cpucycles_x.c" && test "x$cpucycles_x" != xdefault-zero ||
-      AC_MSG_ERROR([--disable-counters: no counter named '$cpucycles_x' (default-zero cannot be left out)])
+      AC_MSG_ERROR([--with-disabled-counters: no counter named '$cpucycles_x' (default-zero cannot be left out)])
   done
   AC_SUBST([COUNTER_OBJECTS])
   AC_DEFINE_UNQUOTED([CPUCYCLES_COUNTER_TABLE], [$cpucycles_table],
