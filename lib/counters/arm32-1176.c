@@ -1,0 +1,40 @@
+/* arm32-1176: the cycle counter (CCNT) of the ARM1176 (the Raspberry Pi 1
+ * and Zero), read with mrc p15, 0, Rt, c15, c12, 1.  An on-core cycle
+ * counter of 32 bits, extended by the library.
+ *
+ * User mode may read it only when the kernel enabled user access to the
+ * system performance monitor (the V bit of the c15 access validation
+ * control register): otherwise the mrc is undefined and the kernel sends
+ * SIGILL, which the probe catches.  On other ARM CPUs the same encoding is
+ * IMPLEMENTATION DEFINED: undefined (SIGILL) on the Cortex-A cores; if some
+ * core answered with a value that does not move, the probe drops it.
+ *
+ * ARM state or Thumb-2 only: Thumb-1 has no coprocessor instructions. */
+#if !defined(__arm__) || defined(__aarch64__)
+#error "arm32-1176 needs a 32-bit ARM CPU"
+#endif
+#if defined(__thumb__) && !defined(__thumb2__)
+#error "arm32-1176 needs ARM or Thumb-2 code (Thumb-1 has no mrc)"
+#endif
+
+#include "counter.h"
+
+static long long arm1176_read(void)
+{
+  unsigned int r;
+  __asm__ __volatile__("mrc p15, 0, %0, c15, c12, 1" : "=r"(r));
+  return (long long) r;
+}
+
+static int arm1176_setup(struct counter_info *info)
+{
+  arm1176_read(); /* SIGILL here without user access */
+  info->kind = COUNTER_ONCORE;
+  info->frequency = 0;
+  info->only32 = 1;
+  return 0;
+}
+
+const struct counter cpucycles_counter_arm32_1176 = {
+  "arm32-1176", arm1176_read, arm1176_setup, 0, 0
+};

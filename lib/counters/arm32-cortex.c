@@ -1,0 +1,57 @@
+/* arm32-cortex: PMCCNTR, the 32-bit cycle counter of the ARMv7 PMU
+ * (Cortex-A), read with mrc p15, 0, Rt, c9, c13, 0.  An on-core cycle
+ * counter; only its low 32 bits exist, and the library extends them.
+ *
+ * User mode may read it only when PMUSERENR.EN is set, which stock Linux
+ * does not do (a kernel module or a patched kernel must).  PMUSERENR itself
+ * is readable from user mode on ARMv7, so setup looks at it first instead
+ * of provoking SIGILL; and PMCNTENSET.C tells whether the counter runs at
+ * all.  If PMCR.D is set it ticks every 64 cycles: a coarse step, which
+ * this counter cannot correct, so such a system measures 1/64 of the
+ * cycles (documented in doc/counters.md).
+ *
+ * ARM state or Thumb-2 only: Thumb-1 has no coprocessor instructions. */
+#if !defined(__arm__) || defined(__aarch64__)
+#error "arm32-cortex needs a 32-bit ARM CPU"
+#endif
+#if defined(__thumb__) && !defined(__thumb2__)
+#error "arm32-cortex needs ARM or Thumb-2 code (Thumb-1 has no mrc)"
+#endif
+
+#include "counter.h"
+
+static long long cortex_read(void)
+{
+  unsigned int r;
+  __asm__ __volatile__("mrc p15, 0, %0, c9, c13, 0" : "=r"(r));
+  return (long long) r;
+}
+
+static unsigned int cortex_userenr(void)
+{
+  unsigned int r;
+  __asm__ __volatile__("mrc p15, 0, %0, c9, c14, 0" : "=r"(r));
+  return r;
+}
+
+static unsigned int cortex_cntenset(void)
+{
+  unsigned int r;
+  __asm__ __volatile__("mrc p15, 0, %0, c9, c12, 1" : "=r"(r));
+  return r;
+}
+
+static int cortex_setup(struct counter_info *info)
+{
+  if (!(cortex_userenr() & 1)) return -1;         /* PMUSERENR.EN */
+  if (!(cortex_cntenset() & 0x80000000u)) return -1; /* PMCNTENSET.C */
+  cortex_read();
+  info->kind = COUNTER_ONCORE;
+  info->frequency = 0;
+  info->only32 = 1;
+  return 0;
+}
+
+const struct counter cpucycles_counter_arm32_cortex = {
+  "arm32-cortex", cortex_read, cortex_setup, 0, 0
+};

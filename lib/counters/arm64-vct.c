@@ -1,0 +1,49 @@
+/* arm64-vct: CNTVCT_EL0, the virtual count of the ARMv8 generic timer, read
+ * with mrs.  A constant-rate clock beside the core, so an off-core counter,
+ * scaled by the CPU frequency estimate over CNTFRQ_EL0.
+ *
+ * CNTFRQ_EL0 holds the timer's frequency as the firmware programmed it:
+ * the architecture does not check it, and firmware has been known to leave
+ * it 0 or wrong, so setup believes it only inside a plausible range (1 MHz
+ * to 10 GHz: common values are 19.2, 24, 25, 50, 100 MHz and, from ARMv8.6,
+ * 1 GHz).  Linux sets CNTKCTL_EL1.EL0VCTEN, so user mode may read both
+ * registers on every Linux kernel; a kernel that does not would send SIGILL,
+ * which the probe catches.  The isb keeps the read from being taken early,
+ * as the kernel's own __arch_counter_get_cntvct() does. */
+#if !defined(__aarch64__)
+#error "arm64-vct needs an ARMv8 CPU in AArch64 state"
+#endif
+
+#include "counter.h"
+
+#define VCT_MIN_HZ 1000000LL
+#define VCT_MAX_HZ 10000000000LL
+
+static long long vct_read(void)
+{
+  long long r;
+  __asm__ __volatile__("isb; mrs %0, CNTVCT_EL0" : "=r"(r) :: "memory");
+  return r;
+}
+
+static long long vct_frequency(void)
+{
+  long long f;
+  __asm__ __volatile__("mrs %0, CNTFRQ_EL0" : "=r"(f));
+  return f & 0xffffffffLL; /* bits 63:32 are RES0 */
+}
+
+static int vct_setup(struct counter_info *info)
+{
+  long long f = vct_frequency();
+  if (f < VCT_MIN_HZ || f > VCT_MAX_HZ) return -1;
+  vct_read();
+  info->kind = COUNTER_OFFCORE;
+  info->frequency = f;
+  info->only32 = 0;
+  return 0;
+}
+
+const struct counter cpucycles_counter_arm64_vct = {
+  "arm64-vct", vct_read, vct_setup, 0, 0
+};

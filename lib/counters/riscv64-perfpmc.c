@@ -1,0 +1,125 @@
+/* riscv64-perfpmc: the calling thread's CPU cycles from a Linux perf_event
+ * (PERF_COUNT_HW_CPU_CYCLES, user mode only), read without a system call:
+ * the counter CSR that the event's self-monitoring page names (index - 1
+ * is the counter number n, read as CSR 0xc00 + n: cycle, time, instret,
+ * hpmcounter3..31, as in Linux's tools/lib/perf/mmap.c), plus the page's
+ * offset, under the page's sequence lock (cpucycles_perf_page_read in
+ * lib/perf.h).  An on-core cycle counter, per thread, like amd64-perfpmc.
+ *
+ * This is how Linux 6.6 and later let user space read cycles: with the
+ * sysctl kernel.perf_user_access at its default 1, the kernel opens
+ * scounteren for a counter only while the process has its event mapped,
+ * and reports cap_user_rdpmc in the page.  Needs an SBI PMU
+ * (riscv_pmu_sbi) and perf_event_paranoid <= 2 (or CAP_PERFMON).  Under
+ * perf_user_access 0 the page says no and setup refuses. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#if !defined(__riscv) || __riscv_xlen != 64 || !defined(__linux__)
+#error "riscv64-perfpmc needs Linux on a 64-bit RISC-V CPU"
+#endif
+
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+
+#if !defined(__NR_perf_event_open)
+#error "riscv64-perfpmc needs the perf_event_open system call"
+#endif
+
+#include "counter.h"
+#include "perf.h"
+
+#ifndef CPUCYCLES_PERF_AVAILABLE
+#error "riscv64-perfpmc needs lib/perf.c's perf_event support"
+#endif
+
+static __thread struct cpucycles_perf_event event
+  __attribute__((tls_model("initial-exec")));
+
+/* A CSR number is part of the instruction: one case per counter CSR. */
+#define HPMCOUNTER(n) \
+  case n: __asm__ __volatile__("csrr %0, " #n " + 0xc00" : "=r"(v)); break;
+
+static unsigned long long pmu_counter(unsigned int counter)
+{
+  unsigned long long v = 0;
+  switch (counter) {
+    HPMCOUNTER(0) HPMCOUNTER(1) HPMCOUNTER(2) HPMCOUNTER(3) HPMCOUNTER(4)
+    HPMCOUNTER(5) HPMCOUNTER(6) HPMCOUNTER(7) HPMCOUNTER(8) HPMCOUNTER(9)
+    HPMCOUNTER(10) HPMCOUNTER(11) HPMCOUNTER(12) HPMCOUNTER(13)
+    HPMCOUNTER(14) HPMCOUNTER(15) HPMCOUNTER(16) HPMCOUNTER(17)
+    HPMCOUNTER(18) HPMCOUNTER(19) HPMCOUNTER(20) HPMCOUNTER(21)
+    HPMCOUNTER(22) HPMCOUNTER(23) HPMCOUNTER(24) HPMCOUNTER(25)
+    HPMCOUNTER(26) HPMCOUNTER(27) HPMCOUNTER(28) HPMCOUNTER(29)
+    HPMCOUNTER(30) HPMCOUNTER(31)
+  }
+  return v;
+}
+
+#undef HPMCOUNTER
+
+static long long perfpmc_slow(void)
+{
+  long long count;
+
+  if (event.state == CPUCYCLES_PERF_UNOPENED &&
+      cpucycles_perf_open(&event, 1) != 0)
+    event.state = CPUCYCLES_PERF_FALLBACK;
+  if (event.state == CPUCYCLES_PERF_OPEN) {
+    if (cpucycles_perf_page_read(event.page, pmu_counter, &count) == 0) return count;
+    if (cpucycles_perf_read_fd(event.fd, &count) == 0) return count;
+    cpucycles_perf_close(&event);
+    event.state = CPUCYCLES_PERF_FALLBACK;
+  }
+  return cpucycles_perf_fallback();
+}
+
+static long long perfpmc_read(void)
+{
+  long long count;
+
+  if (__builtin_expect(event.state == CPUCYCLES_PERF_OPEN, 1) &&
+      cpucycles_perf_page_read(event.page, pmu_counter, &count) == 0)
+    return count;
+  return perfpmc_slow();
+}
+
+static int perfpmc_setup(struct counter_info *info)
+{
+  long long count;
+
+  if (cpucycles_perf_open(&event, 1) != 0) return -1;
+  /* Without user access every read would be a read(2): that is
+   * default-perfevent, not an on-core counter. */
+  if (!event.page->cap_user_rdpmc) {
+    cpucycles_perf_close(&event);
+    return -1;
+  }
+  /* Try the csrr now: the probe catches SIGILL if the kernel did not
+   * open scounteren after all. */
+  if (cpucycles_perf_page_read(event.page, pmu_counter, &count) != 0 &&
+      cpucycles_perf_read_fd(event.fd, &count) != 0) {
+    cpucycles_perf_close(&event);
+    return -1;
+  }
+  info->kind = COUNTER_ONCORE;
+  info->frequency = 0;
+  info->only32 = 0;
+  return 0;
+}
+
+static void perfpmc_release(void)
+{
+  cpucycles_perf_close(&event);
+}
+
+static void perfpmc_atfork_child(void)
+{
+  cpucycles_perf_atfork_child(&event);
+}
+
+const struct counter cpucycles_counter_riscv64_perfpmc = {
+  "riscv64-perfpmc", perfpmc_read, perfpmc_setup, perfpmc_release,
+  perfpmc_atfork_child
+};

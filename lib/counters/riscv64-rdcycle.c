@@ -1,0 +1,34 @@
+/* riscv64-rdcycle: the cycle CSR (0xc00) of a 64-bit RISC-V CPU, read with
+ * rdcycle.  An on-core cycle counter of 64 bits.
+ *
+ * User mode may read it only while the kernel sets scounteren.CY.  Linux
+ * did so until 6.6; from 6.6 on it does so only when the sysctl
+ * kernel.perf_user_access is 2 (legacy), so by default rdcycle raises an
+ * illegal-instruction trap and the kernel sends SIGILL, which the probe
+ * catches.  Then riscv64-perfpmc (an event mapped by the process, which the
+ * default perf_user_access 1 allows) or default-perfevent takes over. */
+#if !defined(__riscv) || __riscv_xlen != 64
+#error "riscv64-rdcycle needs a 64-bit RISC-V CPU"
+#endif
+
+#include "counter.h"
+
+static long long rdcycle_read(void)
+{
+  long long r;
+  __asm__ __volatile__("rdcycle %0" : "=r"(r));
+  return r;
+}
+
+static int rdcycle_setup(struct counter_info *info)
+{
+  rdcycle_read(); /* SIGILL here when the kernel denies user access */
+  info->kind = COUNTER_ONCORE;
+  info->frequency = 0;
+  info->only32 = 0;
+  return 0;
+}
+
+const struct counter cpucycles_counter_riscv64_rdcycle = {
+  "riscv64-rdcycle", rdcycle_read, rdcycle_setup, 0, 0
+};

@@ -1,0 +1,29 @@
+/* x86-tsc: the time-stamp counter of a 32-bit x86 CPU, read with the
+ * compiler's __rdtsc() intrinsic.  As for amd64-tsc: on current CPUs the
+ * TSC ticks at a constant (nominal) rate, not at the core's clock, so it is
+ * an off-core counter, used unscaled.  (On CPUs before the invariant TSC,
+ * Pentium to Core 2 era, it did count core cycles.) */
+#if !defined(__i386__)
+#error "x86-tsc needs a 32-bit x86 CPU"
+#endif
+
+#include <x86intrin.h>
+#include "counter.h"
+
+static long long tsc_read(void)
+{
+  return (long long) __rdtsc();
+}
+
+static int tsc_setup(struct counter_info *info)
+{
+  tsc_read(); /* faults here on a CPU without RDTSC or when CR4.TSD is set */
+  info->kind = COUNTER_OFFCORE;
+  info->frequency = 0;
+  info->only32 = 0;
+  return 0;
+}
+
+const struct counter cpucycles_counter_x86_tsc = {
+  "x86-tsc", tsc_read, tsc_setup, 0, 0
+};
