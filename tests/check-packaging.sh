@@ -1,0 +1,356 @@
+#!/usr/bin/env bash
+# Packaging checks, each a counted step:
+#   distcheck        make distcheck on a copy of this tree (VPATH build)
+#   tarball          the tarball holds the spec, license, debian/, every
+#                    fixture in tests/fixtures/*/FILES and every tracked
+#                    source, test and doc file
+#   install-layout   --prefix, multiarch --libdir and DESTDIR are honoured
+#   pkgconfig-shared a client built with pkg-config --cflags --libs runs
+#   pkgconfig-static a client built -static with pkg-config --static runs
+#   deb-build        dpkg-buildpackage -us -uc -b in the unpacked tarball
+#   deb-checkout     dpkg-buildpackage -us -uc -b in a copy of this checkout
+#   deb-contents     each binary package holds what it should
+#   deb-hardening    blhc finds no missing hardening flags in the build log
+#   deb-autopkgtest  debian/tests/* run against the unpacked .debs
+#   lintian          no errors on the .changes (warnings are printed)
+#   rpmbuild         rpmbuild --nodeps -ta builds the four packages
+# Prints PASS/FAIL per step and, as its last line, "N passed, N failed".
+# Installs missing tools with apt-get when run as root.  Works in a
+# temporary directory; the source tree is only read.
+#
+# Usage: tests/check-packaging.sh [STEP...]   (default: all steps)
+#        TARBALL=libcpucycles-V.tar.gz tests/check-packaging.sh
+#          checks that tarball instead of making one (distcheck is skipped)
+#        KEEP_WORK=1 keeps the work directory and its logs
+set -u
+export LC_ALL=C.UTF-8
+export DEBIAN_FRONTEND=noninteractive
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/check-packaging.XXXXXX")
+keep=${KEEP_WORK:-}
+cleanup() { if [ -z "$keep" ]; then rm -rf "$work"; else echo "work dir kept: $work"; fi; }
+trap cleanup EXIT
+
+passed=0
+failed=0
+only=" $* "
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch 2>/dev/null || echo lib)
+
+wanted() { [ "$only" = "  " ] || [[ $only == *" $1 "* ]]; }
+
+pass() { echo "PASS: $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL: $1${2:+ ($2)}"; failed=$((failed + 1)); }
+
+# Runs "$@" with its output in $work/NAME.log; shows the tail on failure.
+logged() {
+  local name=$1; shift
+  if "$@" > "$work/$name.log" 2>&1; then
+    return 0
+  fi
+  echo "--- last lines of $name.log:"
+  tail -n 40 "$work/$name.log" | sed "s/^/    | /"
+  return 1
+}
+
+# ensure COMMAND PACKAGE: install PACKAGE when COMMAND is missing.
+ensure() {
+  command -v "$1" > /dev/null 2>&1 && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "missing $1 (package $2), and not root to install it"
+    return 1
+  fi
+  if [ -z "${apt_updated:-}" ]; then
+    apt-get update -q > "$work/apt-update.log" 2>&1
+    apt_updated=1
+  fi
+  apt-get install -y -q --no-install-recommends "$2" > "$work/apt-$2.log" 2>&1 ||
+    { tail -n 20 "$work/apt-$2.log"; return 1; }
+}
+
+ensure git git
+ensure autoreconf autoconf
+ensure gcc gcc
+ensure make make
+ensure pkg-config pkg-config
+ensure dpkg-architecture dpkg-dev
+# The build dependencies, from their single list in debian/control.
+if ! (cd "$src" && dpkg-checkbuilddeps > /dev/null 2>&1) && [ "$(id -u)" -eq 0 ]; then
+  apt-get update -q > "$work/apt-update.log" 2>&1
+  apt_updated=1
+  (cd "$src" && apt-get build-dep -y -q ./) > "$work/build-dep.log" 2>&1 || tail -n 20 "$work/build-dep.log"
+fi
+
+# A pristine copy: the files git knows (tracked, plus new ones not
+# ignored), so a tree configured in place or full of build output does
+# not leak into the tarball.
+copy_tree() {  # copy_tree DEST
+  mkdir -p "$1"
+  if git -C "$src" rev-parse --git-dir > /dev/null 2>&1; then
+    (cd "$src" && git ls-files -z --cached --others --exclude-standard |
+       while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+       tar --null -T - -cf -) | tar -xf - -C "$1"
+  else
+    (cd "$src" && tar --exclude=./.git -cf - .) | tar -xf - -C "$1"
+  fi
+}
+copy_tree "$work/tree"
+version=$(sed -n 's/^AC_INIT(\[libcpucycles\], *\[\([^]]*\)\].*/\1/p' "$work/tree/configure.ac")
+tarball=$work/build/libcpucycles-$version.tar.gz
+echo "libcpucycles $version, multiarch $multiarch, work in $work"
+if [ -n "${TARBALL:-}" ]; then
+  mkdir -p "$work/build"
+  cp "$TARBALL" "$tarball" || exit 1
+fi
+
+# --- distcheck ------------------------------------------------------------
+step_distcheck() {
+  logged autoreconf sh -c "cd '$work/tree' && autoreconf -fi" || return 1
+  mkdir -p "$work/build"
+  logged configure sh -c "cd '$work/build' && '$work/tree/configure'" || return 1
+  logged distcheck make -C "$work/build" -j"$jobs" distcheck || return 1
+  [ -f "$tarball" ] || { echo "no $tarball"; return 1; }
+}
+
+# --- tarball contents -----------------------------------------------------
+step_tarball() {
+  [ -f "$tarball" ] || { echo "no tarball (distcheck failed)"; return 1; }
+  local list=$work/tarball.list top=libcpucycles-$version missing=0 f
+  tar -tzf "$tarball" | sed "s|^$top/||" | sort > "$list"
+  grep -qx "libcpucycles.spec" "$list" || { echo "no libcpucycles.spec"; missing=1; }
+  grep -q "^Version: *$version\$" <(tar -xzOf "$tarball" "$top/libcpucycles.spec" 2>/dev/null) ||
+    { echo "spec Version is not $version"; missing=1; }
+  # Every fixture listed in a FILES file, and every tracked file that a
+  # build, a test or a reader needs.
+  {
+    cat "$work"/tree/tests/fixtures/*/FILES 2>/dev/null
+    (cd "$work/tree" && find LICENSE README.md configure.ac Makefile.am cpucycles.pc.in \
+        libcpucycles.spec.in include lib src tests doc bench m4/cpucycles.m4 debian \
+        -type f 2>/dev/null)
+  } | sort -u | while read -r f; do
+    grep -qxF "$f" "$list" || echo "missing from tarball: $f"
+  done > "$work/tarball.missing"
+  if [ -s "$work/tarball.missing" ]; then
+    head -n 30 "$work/tarball.missing"
+    missing=1
+  fi
+  [ "$missing" -eq 0 ]
+}
+
+# --- install layout, pkg-config ------------------------------------------
+unpack() {  # unpack DIR: the tarball, unpacked into $work/DIR
+  rm -rf "${work:?}/$1"; mkdir -p "$work/$1"
+  tar -xzf "$tarball" -C "$work/$1" --strip-components=1
+}
+
+prefix=$work/prefix
+libdir=$prefix/lib/$multiarch
+
+step_install_layout() {
+  [ -f "$tarball" ] || { echo "no tarball (distcheck failed)"; return 1; }
+  unpack inst || return 1
+  logged inst-configure sh -c "cd '$work/inst' && ./configure --prefix='$prefix' --libdir='$libdir'" || return 1
+  logged inst-make make -C "$work/inst" -j"$jobs" || return 1
+  logged inst-destdir make -C "$work/inst" install DESTDIR="$work/dest" || return 1
+  local bad=0 f
+  for f in include/cpucycles.h "lib/$multiarch/libcpucycles.so" "lib/$multiarch/libcpucycles.so.1" \
+           "lib/$multiarch/libcpucycles.a" "lib/$multiarch/pkgconfig/cpucycles.pc" \
+           bin/cpucycles-info share/man/man1/cpucycles-info.1 share/man/man3/cpucycles.3; do
+    [ -e "$work/dest$prefix/$f" ] || { echo "DESTDIR install lacks $f"; bad=1; }
+  done
+  # Nothing outside DESTDIR+prefix, nothing in DESTDIR outside prefix.
+  if [ -n "$(find "$work/dest" -mindepth 1 -not -path "$work/dest$prefix*" -not -type d)" ]; then
+    echo "DESTDIR install wrote outside the prefix"; bad=1
+  fi
+  [ -e "$prefix" ] && { echo "DESTDIR install wrote into the real prefix"; bad=1; }
+  grep -qx "libdir=$libdir" "$work/dest$libdir/pkgconfig/cpucycles.pc" ||
+    { echo "cpucycles.pc libdir is not $libdir"; bad=1; }
+  # The real install, for the pkg-config clients.
+  logged inst-install make -C "$work/inst" install || return 1
+  [ "$bad" -eq 0 ]
+}
+
+pc() { PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config "$@"; }
+
+step_pkgconfig_shared() {
+  [ -f "$libdir/pkgconfig/cpucycles.pc" ] || { echo "not installed"; return 1; }
+  local flags
+  flags=$(pc --cflags --libs cpucycles) || return 1
+  echo "pkg-config --cflags --libs cpucycles: $flags"
+  # shellcheck disable=SC2086
+  logged client-shared gcc -Wall -Wextra -Werror -o "$work/client-shared" \
+    "$src/tests/packaging/client.c" $flags || return 1
+  LD_LIBRARY_PATH=$libdir "$work/client-shared" || return 1
+  LD_LIBRARY_PATH=$libdir ldd "$work/client-shared" | grep -q "$libdir/libcpucycles.so.1" ||
+    { echo "client-shared does not use $libdir/libcpucycles.so.1"; return 1; }
+}
+
+step_pkgconfig_static() {
+  [ -f "$libdir/pkgconfig/cpucycles.pc" ] || { echo "not installed"; return 1; }
+  local flags
+  flags=$(pc --cflags --static --libs cpucycles) || return 1
+  echo "pkg-config --static --libs cpucycles: $flags"
+  # Fully static: the library's own dependencies come from Libs.private.
+  # shellcheck disable=SC2086
+  logged client-static gcc -Wall -Wextra -Werror -static -o "$work/client-static" \
+    "$src/tests/packaging/client.c" $flags || return 1
+  "$work/client-static" || return 1
+  if ldd "$work/client-static" > /dev/null 2>&1; then
+    echo "client-static is dynamically linked"; return 1
+  fi
+}
+
+# --- Debian ----------------------------------------------------------------
+step_deb_build() {
+  [ -f "$tarball" ] || { echo "no tarball (distcheck failed)"; return 1; }
+  ensure dpkg-buildpackage dpkg-dev || return 1
+  ensure dh debhelper || return 1
+  # As a Debian maintainer would: the release tarball as the .orig, with
+  # debian/ from this tree on top.
+  rm -rf "$work/deb"; mkdir -p "$work/deb"
+  cp "$tarball" "$work/deb/libcpucycles_$version.orig.tar.gz"
+  unpack "deb/libcpucycles-$version" || return 1
+  rm -rf "$work/deb/libcpucycles-$version/debian"
+  cp -a "$work/tree/debian" "$work/deb/libcpucycles-$version/debian"
+  logged deb-build sh -c "cd '$work/deb/libcpucycles-$version' && dpkg-buildpackage -us -uc -b -j$jobs" || return 1
+  ls "$work"/deb/*.deb
+  [ "$(ls "$work"/deb/*.deb | grep -vc dbgsym)" -eq 3 ]
+}
+
+deb_has() {  # deb_has PACKAGE PATH...: PACKAGE's .deb holds each PATH
+  local pkg=$1 deb list bad=0 f; shift
+  deb=$(ls "$work"/deb/"${pkg}"_*.deb 2>/dev/null | head -n 1)
+  [ -n "$deb" ] || { echo "no $pkg .deb"; return 1; }
+  list=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|')
+  for f; do
+    echo "$list" | grep -qx -- "$f" || { echo "$pkg lacks $f"; bad=1; }
+  done
+  return $bad
+}
+
+# As README's readers and CI would: straight from a checkout, where
+# dh_autoreconf generates the build system.
+step_deb_checkout() {
+  ensure dpkg-buildpackage dpkg-dev || return 1
+  ensure dh debhelper || return 1
+  rm -rf "$work/debco"
+  copy_tree "$work/debco/libcpucycles"
+  logged deb-checkout sh -c "cd '$work/debco/libcpucycles' && dpkg-buildpackage -us -uc -b -j$jobs" || return 1
+  [ "$(ls "$work"/debco/*.deb | grep -vc dbgsym)" -eq 3 ]
+}
+
+step_deb_contents() {
+  local bad=0 ma=$multiarch
+  deb_has libcpucycles1 "/usr/lib/$ma/libcpucycles.so.1" \
+    "/usr/share/doc/libcpucycles1/copyright" || bad=1
+  deb_has libcpucycles-dev /usr/include/cpucycles.h "/usr/lib/$ma/libcpucycles.so" \
+    "/usr/lib/$ma/libcpucycles.a" "/usr/lib/$ma/pkgconfig/cpucycles.pc" \
+    /usr/share/man/man3/cpucycles.3.gz || bad=1
+  deb_has cpucycles /usr/bin/cpucycles-info /usr/share/man/man1/cpucycles-info.1.gz || bad=1
+  local deb
+  deb=$(ls "$work"/deb/libcpucycles1_*.deb | head -n 1)
+  [ -n "$deb" ] || return 1
+  dpkg-deb -f "$deb" Multi-Arch | grep -qx same || { echo "libcpucycles1 not Multi-Arch: same"; bad=1; }
+  rm -rf "$work/ctl"; dpkg-deb -e "$deb" "$work/ctl"
+  grep -q '^ cpucycles_persecond@Base' "$work/ctl/symbols" 2>/dev/null ||
+    { echo "libcpucycles1 has no symbols file"; bad=1; }
+  return $bad
+}
+
+step_deb_hardening() {
+  [ -f "$work/deb-build.log" ] || { echo "no build log"; return 1; }
+  ensure blhc blhc || return 1
+  local bad=0 root=$work/hardroot deb
+  # blhc reads the architecture and the hardening options from the log.
+  logged blhc blhc "$work/deb-build.log" || bad=1
+  # And the result: a PIE, full RELRO, BIND_NOW program and library.
+  rm -rf "$root"; mkdir -p "$root"
+  for deb in "$work"/deb/cpucycles_*.deb "$work"/deb/libcpucycles1_*.deb; do
+    dpkg-deb -x "$deb" "$root" || bad=1
+  done
+  readelf -h "$root/usr/bin/cpucycles-info" | grep -q 'Type: *DYN' ||
+    { echo "cpucycles-info is not PIE"; bad=1; }
+  for f in "$root/usr/bin/cpucycles-info" "$root"/usr/lib/*/libcpucycles.so.1; do
+    readelf -lW "$f" | grep -q GNU_RELRO || { echo "$f: no RELRO"; bad=1; }
+    readelf -dW "$f" | grep -q BIND_NOW || { echo "$f: no BIND_NOW"; bad=1; }
+  done
+  [ "$bad" -eq 0 ] && echo "blhc clean; PIE, RELRO and BIND_NOW present"
+  return $bad
+}
+
+# The autopkgtest scripts, run against the .debs unpacked into a root
+# rather than installed, so that the check leaves the system alone.
+step_deb_autopkgtest() {
+  local root=$work/debroot deb t bad=0
+  rm -rf "$root"; mkdir -p "$root"
+  for deb in "$work"/deb/*.deb; do dpkg-deb -x "$deb" "$root"; done
+  [ -x "$root/usr/bin/cpucycles-info" ] || { echo "no unpacked packages"; return 1; }
+  for t in pkg-config-client cpucycles-info; do
+    mkdir -p "$work/apt-$t"
+    if (cd "$work/tree" &&
+        PKG_CONFIG_PATH="$root/usr/lib/$multiarch/pkgconfig" \
+        PKG_CONFIG_SYSROOT_DIR="$root" \
+        LD_LIBRARY_PATH="$root/usr/lib/$multiarch" \
+        PATH="$root/usr/bin:$PATH" AUTOPKGTEST_TMP="$work/apt-$t" \
+        "debian/tests/$t") > "$work/autopkgtest-$t.log" 2>&1; then
+      echo "autopkgtest $t: ok"
+    else
+      echo "autopkgtest $t: failed"; tail -n 20 "$work/autopkgtest-$t.log"; bad=1
+    fi
+  done
+  return $bad
+}
+
+step_lintian() {
+  ensure lintian lintian || return 1
+  local changes
+  changes=$(ls "$work"/deb/*.changes 2>/dev/null | head -n 1)
+  [ -n "$changes" ] || { echo "no .changes (deb-build failed)"; return 1; }
+  lintian --fail-on error --info "$changes" > "$work/lintian.log" 2>&1
+  local status=$?
+  echo "lintian: $(grep -c '^E:' "$work/lintian.log") errors, $(grep -c '^W:' "$work/lintian.log") warnings"
+  grep -E '^(E|W):' "$work/lintian.log"
+  return $status
+}
+
+# --- RPM ---------------------------------------------------------------------
+step_rpmbuild() {
+  [ -f "$tarball" ] || { echo "no tarball (distcheck failed)"; return 1; }
+  ensure rpmbuild rpm || return 1
+  local top=$work/rpmbuild bad=0 p
+  # Debian's rpm has no find-debuginfo: no -debuginfo packages here.
+  logged rpmbuild rpmbuild --nodeps --define "_topdir $top" --define "debug_package %{nil}" \
+    --define "_smp_mflags -j$jobs" -ta "$tarball" || return 1
+  for p in libcpucycles libcpucycles-devel libcpucycles-static cpucycles; do
+    ls "$top"/RPMS/*/"$p-$version"-*.rpm > /dev/null 2>&1 || { echo "no $p rpm"; bad=1; }
+  done
+  rpm -qlp "$top"/RPMS/*/libcpucycles-devel-"$version"-*.rpm 2>/dev/null | grep -q '/cpucycles.pc$' ||
+    { echo "-devel lacks cpucycles.pc"; bad=1; }
+  ls "$top"/RPMS/*/
+  return $bad
+}
+
+run() {  # run STEP FUNCTION
+  wanted "$1" || return 0
+  local t0=$SECONDS
+  echo "== $1"
+  if "$2"; then pass "$1 ($((SECONDS - t0))s)"; else fail "$1" "$((SECONDS - t0))s"; fi
+}
+
+[ -n "${TARBALL:-}" ] || run distcheck step_distcheck
+run tarball step_tarball
+run install-layout step_install_layout
+run pkgconfig-shared step_pkgconfig_shared
+run pkgconfig-static step_pkgconfig_static
+run deb-build step_deb_build
+run deb-checkout step_deb_checkout
+run deb-contents step_deb_contents
+run deb-hardening step_deb_hardening
+run deb-autopkgtest step_deb_autopkgtest
+run lintian step_lintian
+run rpmbuild step_rpmbuild
+
+echo "total time: ${SECONDS}s"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
