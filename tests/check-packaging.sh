@@ -7,7 +7,7 @@
 #   install-layout   --prefix, multiarch --libdir and DESTDIR are honoured
 #   pkgconfig-shared a client built with pkg-config --cflags --libs runs
 #   pkgconfig-static a client built -static with pkg-config --static runs
-#   deb-build        dpkg-buildpackage -us -uc -b in the unpacked tarball
+#   deb-build        dpkg-buildpackage -us -uc from the tarball as .orig
 #   deb-checkout     dpkg-buildpackage -us -uc -b in a copy of this checkout
 #   deb-contents     each binary package holds what it should
 #   deb-hardening    blhc finds no missing hardening flags in the build log
@@ -213,7 +213,9 @@ step_deb_build() {
   unpack "deb/libcpucycles-$version" || return 1
   rm -rf "$work/deb/libcpucycles-$version/debian"
   cp -a "$work/tree/debian" "$work/deb/libcpucycles-$version/debian"
-  logged deb-build sh -c "cd '$work/deb/libcpucycles-$version' && dpkg-buildpackage -us -uc -b -j$jobs" || return 1
+  # Source and binaries, so that lintian sees the source package too.
+  logged deb-build sh -c "cd '$work/deb/libcpucycles-$version' && dpkg-buildpackage -us -uc -j$jobs" || return 1
+  ls "$work"/deb/*.dsc || return 1
   ls "$work"/deb/*.deb
   [ "$(ls "$work"/deb/*.deb | grep -vc dbgsym)" -eq 3 ]
 }
