@@ -28,6 +28,9 @@ export DEBIAN_FRONTEND=noninteractive
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/check-packaging.XXXXXX")
+# Searchable by all, as a build tree normally is: make check runs a
+# setuid-nobody copy of a test program that loads the library from here.
+chmod 755 "$work"
 keep=${KEEP_WORK:-}
 cleanup() { if [ -z "$keep" ]; then rm -rf "$work"; else echo "work dir kept: $work"; fi; }
 trap cleanup EXIT
