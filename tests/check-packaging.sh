@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Packaging checks, each a counted step:
 #   distcheck        make distcheck on a copy of this tree (VPATH build)
-#   tarball          the tarball holds the spec, license, debian/, every
+#   tarball          the tarball holds the spec, license, every
 #                    fixture in tests/fixtures/*/FILES and every tracked
 #                    source, test and doc file
 #   install-layout   --prefix, multiarch --libdir and DESTDIR are honoured
@@ -129,7 +129,7 @@ step_tarball() {
   {
     cat "$work"/tree/tests/fixtures/*/FILES 2>/dev/null
     (cd "$work/tree" && find LICENSE README.md configure.ac Makefile.am cpucycles.pc.in \
-        libcpucycles.spec.in include lib src tests doc bench m4/cpucycles.m4 debian \
+        libcpucycles.spec.in include lib src tests doc bench m4/cpucycles.m4 \
         -type f 2>/dev/null)
   } | sort -u | while read -r f; do
     grep -qxF "$f" "$list" || echo "missing from tarball: $f"
@@ -210,7 +210,7 @@ step_deb_build() {
   ensure dpkg-buildpackage dpkg-dev || return 1
   ensure dh debhelper || return 1
   # As a Debian maintainer would: the release tarball as the .orig, with
-  # debian/ from this tree on top.
+  # debian/ from this tree added (the tarball does not carry it).
   rm -rf "$work/deb"; mkdir -p "$work/deb"
   cp "$tarball" "$work/deb/libcpucycles_$version.orig.tar.gz"
   unpack "deb/libcpucycles-$version" || return 1
