@@ -217,9 +217,19 @@ run_triplet() {
     show_log "$dir/make-check.log"
   else
     for prog in $CHECK_PROGRAMS; do
-      srcdir=$srcdir/tests top_builddir=$dir run_one "$t" "$q" "$prog" "$dir/tests/$prog"
+      # Known: under qemu-i386 7.2 with the cross glibc of /usr/i686-linux-gnu,
+      # Check's forked test children spin forever (test-select passes with
+      # CK_FORK=no, and forked with the host's own i386 glibc; test-api
+      # needs fork).  Until that is understood, i686 runs cross-smoke and
+      # cpucycles-info only.
+      if [ "$t" = i686-linux-gnu ] && [ -z "${CROSS_I686_CHECK:-}" ]; then
+        result "$t" "$prog" SKIP "forked Check children hang under qemu-i386; CROSS_I686_CHECK=1 runs them"
+      else
+        srcdir=$srcdir/tests top_builddir=$dir run_one "$t" "$q" "$prog" "$dir/tests/$prog"
+      fi
     done
   fi
+
   summary="$summary$(printf '%-26s %s' "$t" "$([ $triplet_ok = yes ] && echo PASS || echo FAIL)")
 "
 }
@@ -228,7 +238,7 @@ run_triplet() {
 # would; its output goes to a log, the Check summary line (if any) and the
 # verdict to the report.
 run_one() {
-  local t=$1 q=$2 name=$3 prog=$4 dir=$build/$1 log status note verdict
+  local t=$1 q=$2 name=$3 prog=$4 extra=${5:-} dir=$build/$1 log status note verdict
   log=$dir/$name.log
   local retried=
   (cd "$dir" && timeout "$PROGRAM_TIMEOUT" "$q" "$prog") > "$log" 2>&1
@@ -244,6 +254,7 @@ run_one() {
   fi
   note=$(grep -E '^[0-9]+%: Checks:|^cross-smoke: [0-9]+ passed|^cpucycles implementation' "$log" | tail -n 1)
   [ -n "$retried" ] && [ $status -eq 0 ] && note="$note; $retried"
+  [ -n "$extra" ] && note="$note; $extra"
   [ $status -eq 0 ] && verdict=PASS || verdict=FAIL
   if [ $name = cpucycles-info ] && [ $status -eq 0 ] && grep -q '^cpucycles implementation default-zero' "$log"; then
     verdict=FAIL note="chose default-zero"
@@ -286,7 +297,7 @@ done
 echo
 echo "matrix ($(( $(date +%s) - start )) s, builds in $build):"
 printf '%s' "$summary"
-[ $skipped -gt 0 ] && echo "($skipped skipped: Check programs where Debian has no Check for the host)"
+[ $skipped -gt 0 ] && echo "($skipped skipped: Check programs, see the SKIP lines for why)"
 [ $failed -eq 0 ] && [ $keep = no ] && rm -rf "$build"
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
