@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# CI steps behind doc/security.md's promises that make check alone cannot
+# show.  Each builds out of tree in a scratch directory:
+#   tsan      clang -fsanitize=thread, make check (suppressions: tests/tsan.supp)
+#   asan      clang -fsanitize=address,undefined -fno-sanitize-recover=all,
+#             make check
+#   valgrind  gcc build; make check, then every test program (each Check
+#             test in its own forked child, all under memcheck) and
+#             cpucycles-info under valgrind --error-exitcode --leak-check=full;
+#             "total heap usage: 0 allocs" for a minimal program
+#   strace    no process created, no descriptor opened without O_CLOEXEC,
+#             seen from outside with strace -f
+#   fuzz      tests/check-fuzz.sh (FUZZ_SECONDS per target, default 30)
+# Installs clang, libclang-rt-14-dev, valgrind, strace with apt-get when
+# missing.  Prints PASS/FAIL per step and, last, "N passed, N failed".
+# Usage: tests/check-sanitizers.sh [step...]   (default: all steps)
+set -u
+src=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-sanitizers.XXXXXX")
+# Readable by all: tests/check-setuid.sh runs a setuid-nobody program
+# that loads the library from the build directory.
+chmod 755 "$work"
+jobs=$(nproc 2>/dev/null || echo 2)
+passed=0
+failed=0
+keep=0
+export DEBIAN_FRONTEND=noninteractive
+
+pass() { echo "PASS: $*"; passed=$((passed + 1)); }
+fail() { echo "FAIL: $*"; failed=$((failed + 1)); keep=1; }
+now() { date +%s; }
+
+install_missing() {
+  local missing=() p
+  command -v clang >/dev/null 2>&1 || missing+=(clang)
+  # libFuzzer and the sanitizer runtimes
+  [ -n "$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-* 2>/dev/null)" ] || missing+=(libclang-rt-14-dev)
+  command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
+  command -v strace >/dev/null 2>&1 || missing+=(strace)
+  pkg-config --exists check 2>/dev/null || missing+=(check pkg-config)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "installing: ${missing[*]}"
+  apt-get update -q >/dev/null 2>&1
+  for p in "${missing[@]}"; do apt-get install -y -q "$p" >/dev/null 2>&1 || echo "could not install $p"; done
+}
+
+# The source tree must be autoreconf'ed and not configured in place.
+prepare_tree() {
+  if [ ! -x "$src/configure" ]; then
+    (cd "$src" && autoreconf -fi) >"$work/autoreconf.log" 2>&1 || { cat "$work/autoreconf.log"; return 1; }
+  fi
+  if [ -f "$src/config.status" ]; then
+    echo "the source tree is configured in place: out-of-tree builds refuse it (make distclean there)"
+    return 1
+  fi
+}
+
+# build DIR CONFIGURE-ARGS...: configure and make in $work/DIR.
+build() {
+  local dir=$work/$1; shift
+  mkdir -p "$dir"
+  (cd "$dir" && "$src/configure" "$@" && make -j"$jobs") >"$dir/build.log" 2>&1 || {
+    tail -n 40 "$dir/build.log"; return 1; }
+}
+
+# check DIR: make check; on failure show the failing tests' logs.
+check() {
+  local dir=$work/$1 log
+  if (cd "$dir" && make -j"$jobs" check) >"$dir/check.log" 2>&1; then
+    grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR)' "$dir/check.log" | tr '\n' ' '; echo
+    return 0
+  fi
+  grep -E '^(FAIL|ERROR|SKIP|PASS):' "$dir/check.log"
+  for log in $(grep -lE '^(FAIL|ERROR)' "$dir"/tests/*.log 2>/dev/null); do
+    echo "--- $log"; tail -n 60 "$log"
+  done
+  return 1
+}
+
+step_tsan() {
+  local t0; t0=$(now)
+  export TSAN_OPTIONS="suppressions=$src/tests/tsan.supp halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
+  if build tsan CC=clang CFLAGS="-fsanitize=thread -g -O1" LDFLAGS=-fsanitize=thread && check tsan; then
+    pass "tsan: make check under ThreadSanitizer ($(( $(now) - t0 ))s)"
+  else
+    fail "tsan: make check under ThreadSanitizer"
+  fi
+  unset TSAN_OPTIONS
+}
+
+step_asan() {
+  local t0; t0=$(now)
+  local flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1"
+  export ASAN_OPTIONS="detect_leaks=1 strict_string_checks=1 detect_stack_use_after_return=1 ${ASAN_OPTIONS:-}"
+  export UBSAN_OPTIONS="print_stacktrace=1 halt_on_error=1 ${UBSAN_OPTIONS:-}"
+  if build asan CC=clang CFLAGS="$flags" LDFLAGS="-fsanitize=address,undefined" && check asan; then
+    pass "asan: make check under AddressSanitizer+UndefinedBehaviorSanitizer ($(( $(now) - t0 ))s)"
+  else
+    fail "asan: make check under AddressSanitizer+UndefinedBehaviorSanitizer"
+  fi
+  unset ASAN_OPTIONS UBSAN_OPTIONS
+}
+
+# The plain build used by the valgrind and strace steps.
+plain_build() {
+  [ -f "$work/plain/.built" ] && return 0
+  build plain CFLAGS="-g -O1" && check plain && touch "$work/plain/.built"
+}
+
+# vg NAME PROGRAM ARGS...: PROGRAM under memcheck; exit 99 means a memcheck
+# error (in the program or in any forked child), anything else nonzero a
+# test failure.
+vg() {
+  local name=$1; shift
+  local log=$work/plain/vg-$name.log status
+  # The environment make check gives tests (Makefile.am AM_TESTS_ENVIRONMENT).
+  (cd "$work/plain" && srcdir=$src/tests top_builddir=. && export srcdir top_builddir &&
+   ./libtool --mode=execute valgrind --error-exitcode=99 \
+     --leak-check=full --errors-for-leak-kinds=definite,indirect \
+     --show-leak-kinds=definite,indirect --track-fds=no "$@") >"$log" 2>&1
+  status=$?
+  if [ "$status" -eq 0 ]; then
+    pass "valgrind: $name: no memcheck error, no leak"
+  else
+    grep -E '^==[0-9]+== (Invalid|Conditional|Syscall|Use of|Mismatched|[0-9,]+ bytes in)|ERROR SUMMARY: [1-9]|:[EF]:' "$log" | head -n 30
+    fail "valgrind: $name (exit $status; 99 = memcheck error)"
+  fi
+}
+
+step_valgrind() {
+  local t0 p out allocs; t0=$(now)
+  plain_build || { fail "valgrind: plain build and make check"; return; }
+  for p in "$work"/plain/tests/test-*; do
+    case $p in *.o|*.log|*.trs) continue ;; esac
+    [ -x "$p" ] || continue
+    # CK_FORK=yes (the default): each test keeps its fresh first call, and
+    # valgrind follows every forked child.
+    CK_DEFAULT_TIMEOUT=300 vg "$(basename "$p")" "tests/$(basename "$p")"
+  done
+  vg cpucycles-info src/cpucycles-info
+  # A minimal program that uses the library and writes with write(2):
+  # whatever valgrind counts is the library's (and the loader's).
+  out=$(cd "$work/plain" && valgrind tests/test-reliability minimal 2>&1)
+  allocs=$(printf '%s\n' "$out" | sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p')
+  if [ "$allocs" = "0" ]; then
+    pass "valgrind: minimal program: total heap usage: 0 allocs"
+  else
+    printf '%s\n' "$out" | tail -n 15
+    fail "valgrind: minimal program: total heap usage: ${allocs:-?} allocs"
+  fi
+  echo "valgrind steps: $(( $(now) - t0 ))s"
+}
+
+step_strace() {
+  local log=$work/plain/strace.log bad
+  plain_build || { fail "strace: plain build"; return; }
+  (cd "$work/plain" && strace -f -qq -o "$log" \
+     -e trace=process,open,openat,openat2,creat,pipe,pipe2,dup,dup2,dup3,socket,perf_event_open \
+     tests/test-reliability minimal) >/dev/null 2>&1 || { fail "strace: could not run"; return; }
+  bad=$(grep -cE '(^| )(clone|clone3|fork|vfork)\(' "$log")
+  if [ "$bad" -eq 0 ] && [ "$(grep -c 'execve(' "$log")" -eq 1 ]; then
+    pass "strace: one execve (the program's own), no fork/clone/vfork"
+  else
+    grep -E 'execve\(|clone|fork' "$log"; fail "strace: a process was started"
+  fi
+  bad=$(grep -E '(open|openat|openat2|creat)\(' "$log" | grep -v 'O_CLOEXEC' | grep -v ' = -1 ')
+  if [ -z "$bad" ] && ! grep -qE '(pipe|pipe2|dup|dup2|dup3|socket)\(' "$log"; then
+    pass "strace: every descriptor opened close-on-exec ($(grep -cE '(open|openat)\(' "$log") opens)"
+  else
+    printf '%s\n' "$bad"; fail "strace: a descriptor opened without O_CLOEXEC"
+  fi
+  echo "files the first call looked at:"
+  grep -E 'openat\(' "$log" | grep -vE '\.so|ld\.so\.cache' | sed 's/^[0-9]* */  /'
+}
+
+step_fuzz() {
+  local out line p f t0; t0=$(now)
+  out=$("$src/tests/check-fuzz.sh" 2>&1)
+  printf '%s\n' "$out" | sed 's/^/  fuzz: /'
+  line=$(printf '%s\n' "$out" | tail -n 1)
+  p=$(echo "$line" | sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\1/p')
+  f=$(echo "$line" | sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\2/p')
+  if [ -n "$p" ] && [ "$f" = 0 ]; then
+    pass "fuzz: $p steps ($(( $(now) - t0 ))s)"
+  else
+    fail "fuzz: ${f:-?} of $(( ${p:-0} + ${f:-0} )) steps failed"
+  fi
+}
+
+start=$(now)
+install_missing
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(tsan asan valgrind strace fuzz)
+if prepare_tree; then
+  for s in "${steps[@]}"; do
+    echo "== $s"
+    "step_$s"
+  done
+else
+  fail "source tree not usable for out-of-tree builds"
+fi
+echo "total: $(( $(now) - start ))s"
+[ "$keep" -eq 1 ] && echo "scratch kept in $work" || rm -rf "$work"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,57 @@
+#!/bin/sh
+# The environment is ignored where the libc says the process is privileged
+# (secure_getenv, AT_SECURE): a setuid copy of tests/test-reliability must
+# not obey CPUCYCLES_COUNTER, the same binary without setuid must.
+#
+# Needs root (to make a setuid copy owned by nobody); skipped (exit 77)
+# otherwise, or where setuid bits are ignored (nosuid mount, no_new_privs).
+# Run by make check; runnable alone from the build directory.
+set -u
+builddir=${top_builddir:-.}
+helper=$builddir/tests/test-reliability
+skip() { echo "SKIP: $*"; echo "0 passed, 0 failed"; exit 77; }
+
+[ -x "$helper" ] || skip "no $helper (built without Check?)"
+[ "$(id -u)" = 0 ] || skip "not root: cannot make a setuid copy"
+id nobody >/dev/null 2>&1 || skip "no user nobody"
+# libtool wrapper scripts cannot be setuid; the Makefile links this one
+# with -no-install so that it is the real program.
+head -c 4 "$helper" | grep -q ELF || skip "$helper is not an ELF binary"
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-setuid.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+chmod 755 "$dir"
+cp "$helper" "$dir/helper"
+chown nobody "$dir/helper"
+chmod 4755 "$dir/helper"
+
+passed=0 failed=0
+check() { # name, expected-pattern, output
+  if printf '%s\n' "$3" | grep -Eq "$2"; then
+    echo "PASS: $1"; passed=$((passed + 1))
+  else
+    echo "FAIL: $1: got '$3', wanted /$2/"; failed=$((failed + 1))
+  fi
+}
+
+plain=$(CPUCYCLES_COUNTER=default-gettimeofday "$helper" env 2>&1)
+check "unprivileged process obeys CPUCYCLES_COUNTER" \
+  'secure 0 .*implementation default-gettimeofday$' "$plain"
+
+privileged=$(CPUCYCLES_COUNTER=default-gettimeofday "$dir/helper" env 2>&1)
+case $privileged in
+  *"error while loading shared libraries"*)
+    skip "user nobody cannot reach the build's library (a private build directory?): $privileged" ;;
+  *"secure 0 "*) skip "setuid bit ignored here (nosuid mount or no_new_privs): $privileged" ;;
+esac
+check "setuid process runs with AT_SECURE" 'secure 1 ruid 0 euid [1-9]' "$privileged"
+check "setuid process ignores CPUCYCLES_COUNTER" 'implementation ' "$privileged"
+case $privileged in
+  *"implementation default-gettimeofday") echo "FAIL: override obeyed under setuid"; failed=$((failed + 1)) ;;
+esac
+# Its choice is the normal one: what the same binary picks with no override.
+normal=$(env -u CPUCYCLES_COUNTER "$helper" env | sed 's/.*implementation //')
+check "setuid process makes the normal choice ($normal)" "implementation $normal\$" "$privileged"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
