@@ -116,6 +116,7 @@ vg() {
   # The environment make check gives tests (Makefile.am AM_TESTS_ENVIRONMENT).
   (cd "$work/plain" && srcdir=$src/tests top_builddir=. && export srcdir top_builddir &&
    ./libtool --mode=execute valgrind --error-exitcode=99 \
+     --suppressions="$src/tests/valgrind.supp" \
      --leak-check=full --errors-for-leak-kinds=definite,indirect \
      --show-leak-kinds=definite,indirect --track-fds=no "$@") >"$log" 2>&1
   status=$?
