@@ -103,12 +103,16 @@ START_TEST(extend32_many_threads_at_once)
 }
 END_TEST
 
-/* A fake 32-bit counter at 10^6 ticks per microsecond of the real clock:
- * it wraps every 4.3 ms, so the wrapper installed by cpucycles_adapter_for()
- * meets many wraps within a short test. */
+/* A fake 32-bit counter at 10^5 ticks per microsecond of the real clock:
+ * it wraps every 43 ms, so the wrapper installed by cpucycles_adapter_for()
+ * meets many wraps within a short test, while a preemption of up to half a
+ * wrap (21 ms) between the wrapper's counter and clock reads, as happens on
+ * a loaded machine, stays harmless (a real 32-bit counter wraps every few
+ * seconds). */
+#define FAST32_RATE 100000LL
 static long long fast32_read(void)
 {
-  return (long long) (((unsigned long long) cpucycles_clock_usec() * 1000000ULL) & MASK32);
+  return (long long) (((unsigned long long) cpucycles_clock_usec() * FAST32_RATE) & MASK32);
 }
 
 static int fast32_setup(struct counter_info *info)
@@ -122,8 +126,8 @@ static const struct counter fast32 = { "fast32", fast32_read, fast32_setup, 0, 0
 START_TEST(installed_extend32_wrapper_counts_through_wraps)
 {
   struct choice c = { &fast32, { COUNTER_ONCORE, 0, 1 }, 1.0, 1 };
-  long long (*fn)(void) = cpucycles_adapter_for(&c, 1000000000000LL);
-  struct timespec pause = { 0, 3000000 };
+  long long (*fn)(void) = cpucycles_adapter_for(&c, 100000000000LL);
+  struct timespec pause = { 0, 25000000 };
   long long first_before, first_after, first, before, after, now;
   int i;
   ck_assert(fn != fast32.read);
@@ -135,13 +139,13 @@ START_TEST(installed_extend32_wrapper_counts_through_wraps)
     before = cpucycles_clock_usec();
     now = fn();
     after = cpucycles_clock_usec();
-    /* The fake counter is the clock times 10^6, so the extended count
+    /* The fake counter is the clock times 10^5, so the extended count
      * since the first call lies between what the clock readings around
-     * the two calls allow: any wrap lost or invented is 4.3 ms off. */
-    ck_assert_int_ge(now - first, (before - first_after) * 1000000LL);
-    ck_assert_int_le(now - first, (after - first_before) * 1000000LL);
+     * the two calls allow: any wrap lost or invented is 43 ms off. */
+    ck_assert_int_ge(now - first, (before - first_after) * FAST32_RATE);
+    ck_assert_int_le(now - first, (after - first_before) * FAST32_RATE);
   }
-  ck_assert_int_gt(now - first, 4 * 4294967296LL);
+  ck_assert_int_gt(now - first, 8 * 4294967296LL); /* 500 ms: 11 wraps */
 }
 END_TEST
 
