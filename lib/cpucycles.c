@@ -59,8 +59,29 @@ static void trace_line(int n, const char *name, long long precision,
   }
 }
 
+/* fork() waits while another thread probes.  A child forked in the middle
+ * of the probe would inherit the probe's crash handlers as its own (the
+ * probing thread, which restores them, does not exist in the child) and
+ * the descriptors of counters being tried.  So the probe runs under
+ * probing, and fork's prepare handler takes it: the child sees either no
+ * probe or a finished one.  Registered before the probe starts, outside
+ * the lock: glibc runs prepare handlers holding its own atfork lock, which
+ * pthread_atfork also takes. */
+static pthread_mutex_t probing = PTHREAD_MUTEX_INITIALIZER;
+
+static void on_fork_prepare(void)
+{
+  pthread_mutex_lock(&probing);
+}
+
+static void on_fork_parent(void)
+{
+  pthread_mutex_unlock(&probing);
+}
+
 static void on_fork_child(void)
 {
+  pthread_mutex_unlock(&probing);
   if (chosen->atfork_child) chosen->atfork_child();
 }
 
@@ -69,14 +90,16 @@ static void initialise(void)
   struct choice choice;
   long long (*fn)(void);
 
+  pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
+  pthread_mutex_lock(&probing);
   persecond = cpucycles_persecond_estimate("", environment("cpucyclespersecond"));
   cpucycles_select(cpucycles_counter_table, cpucycles_counter_count, persecond,
                    environment("CPUCYCLES_COUNTER"), tracing ? trace_line : 0,
                    &choice);
   chosen = choice.counter;
   fn = cpucycles_adapter_for(&choice, persecond);
-  if (chosen->atfork_child) pthread_atfork(0, 0, on_fork_child);
   __atomic_store_n(&cpucycles, fn, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&probing);
 }
 
 static long long init_then_read(void)
