@@ -1,5 +1,6 @@
 /* perf.c: opening, closing and reading per-thread perf cycles events for
- * the perf_event counters.  See perf.h and doc/perf-counters.md.
+ * the perf_event counters, and what those counters do alike (the slow
+ * path of a read, setup).  See perf.h and doc/perf-counters.md.
  *
  * Built on every host; on a system without Linux perf_event it compiles to
  * nothing. */
@@ -13,6 +14,8 @@
 #include "perf.h"
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
+
+#include "counter.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -102,7 +105,7 @@ static void unlink_event(struct cpucycles_perf_event *ev)
 
 /* ---- opening ---- */
 
-static int open_cycles(void)
+static int open_cycles(unsigned long long config1)
 {
   struct perf_event_attr attr;
   int fd, flags;
@@ -115,6 +118,9 @@ static int open_cycles(void)
    * still allows an unprivileged process, and what a benchmark wants. */
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
+  /* PMU-specific: on arm64, user access (bit 1) and a 64-bit counter
+   * (bit 0); see the counter that asks. */
+  attr.config1 = config1;
 
   fd = opener(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd >= 0) return fd;
@@ -133,7 +139,8 @@ static int open_cycles(void)
   return fd;
 }
 
-int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page)
+int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page,
+                        unsigned long long config1)
 {
   void *page = 0;
   long pagesize;
@@ -141,7 +148,7 @@ int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page)
 
   cpucycles_perf_close(ev);
 
-  fd = open_cycles();
+  fd = open_cycles(config1);
   if (fd < 0) return -1;
 
   if (map_page) {
@@ -165,6 +172,15 @@ int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page)
     return -1;
   }
   ev->state = CPUCYCLES_PERF_OPEN;
+  return 0;
+}
+
+int cpucycles_perf_open_once(struct cpucycles_perf_event *ev, int map_page,
+                             unsigned long long config1)
+{
+  if (ev->state != CPUCYCLES_PERF_UNOPENED) return 0;
+  if (cpucycles_perf_open(ev, map_page, config1) == 0) return 1;
+  ev->state = CPUCYCLES_PERF_FALLBACK;
   return 0;
 }
 
@@ -217,6 +233,60 @@ long long cpucycles_perf_fallback(void)
 
   if (clock_gettime(CLOCK_MONOTONIC, &t) != 0) return 0;
   return (long long) t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
+                              cpucycles_perf_rdpmc_fn rdpmc,
+                              unsigned long long config1)
+{
+  long long count;
+
+  cpucycles_perf_open_once(ev, rdpmc != 0, config1);
+  if (ev->state == CPUCYCLES_PERF_OPEN) {
+    if (rdpmc && cpucycles_perf_page_read(ev->page, rdpmc, &count) == 0)
+      return count;
+    if (cpucycles_perf_read_fd(ev->fd, &count) == 0) return count;
+    /* The descriptor stopped answering: from now on this thread reads the
+     * clock, so that its values stay in one unit. */
+    cpucycles_perf_close(ev);
+    ev->state = CPUCYCLES_PERF_FALLBACK;
+  }
+  return cpucycles_perf_fallback();
+}
+
+/* ---- setup ---- */
+
+int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
+                         cpucycles_perf_rdpmc_fn rdpmc,
+                         unsigned long long config1,
+                         struct counter_info *info)
+{
+  long long count;
+
+  if (cpucycles_perf_open(ev, rdpmc != 0, config1) != 0) return -1;
+  if (rdpmc) {
+    /* Without user reads (x86: sysfs rdpmc 0; arm64: perf_user_access 0;
+     * RISC-V: perf_user_access 0; or a hypervisor that does not offer
+     * them) every read would be a read(2): default-perfevent's job. */
+    if (!ev->page->cap_user_rdpmc) {
+      cpucycles_perf_close(ev);
+      return -1;
+    }
+    /* Try the instruction now (unless the event is momentarily off the
+     * hardware, index 0): the probe catches the fault. */
+    if (cpucycles_perf_page_read(ev->page, rdpmc, &count) != 0 &&
+        cpucycles_perf_read_fd(ev->fd, &count) != 0) {
+      cpucycles_perf_close(ev);
+      return -1;
+    }
+  } else if (cpucycles_perf_read_fd(ev->fd, &count) != 0) {
+    cpucycles_perf_close(ev);
+    return -1;
+  }
+  info->kind = rdpmc ? COUNTER_ONCORE : COUNTER_PERFEVENT;
+  info->frequency = 0;
+  info->only32 = 0;
+  return 0;
 }
 
 #else

@@ -1,5 +1,6 @@
 /* perf.h: what the perf_event counters (amd64-perfpmc, amd64-pmcff,
- * default-perfevent) share.  See doc/perf-counters.md.
+ * arm64-perfpmc, riscv64-perfpmc, default-perfevent) share.  See
+ * doc/perf-counters.md.
  *
  * A perf cycles event opened with perf_event_open(pid 0, cpu -1) counts the
  * calling thread only, and its self-monitoring page describes the hardware
@@ -8,6 +9,14 @@
  * initial-exec, so that the first access allocates nothing), opens it lazily
  * on the thread's first read, and the helpers here close it when the thread
  * exits (a pthread key destructor) and drop it in a child after fork().
+ *
+ * The counters differ only in how user space reads the hardware counter
+ * that the page names (rdpmc on x86, mrs of a PMU register on arm64, csrr
+ * of a counter CSR on RISC-V) and in the attr.config1 the kernel wants
+ * before it allows that read (arm64).  Each counter file owns its thread
+ * state and its read instruction and passes both here: everything else
+ * (opening, the slow path, setup, closing) is written once, below and in
+ * perf.c.
  *
  * Internal to the library: every name starts with cpucycles_perf_ and none
  * is exported from the shared library. */
@@ -46,6 +55,10 @@ struct cpucycles_perf_event {
                  cleared whenever the event is closed or dropped */
 };
 
+/* How a counter reads hardware counter number `counter` (the page's
+ * index - 1) from user space: its rdpmc, in whatever form its ISA has. */
+typedef unsigned long long (*cpucycles_perf_rdpmc_fn)(unsigned int counter);
+
 /* The shape of perf_event_open(2).  Tests inject their own. */
 typedef int (*cpucycles_perf_open_fn)(struct perf_event_attr *attr, pid_t pid,
                                       int cpu, int group_fd,
@@ -58,10 +71,20 @@ void cpucycles_perf_set_opener(cpucycles_perf_open_fn open_fn);
 
 /* Open a cycles event for the calling thread into ev (closing whatever ev
  * held): PERF_COUNT_HW_CPU_CYCLES, user mode only, pid 0, cpu -1,
- * close-on-exec.  With map_page, also map its self-monitoring page.
- * Registers ev for closing at thread exit.  Returns 0, or -1 with ev
- * UNOPENED and nothing left open. */
-int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page);
+ * close-on-exec, with attr.config1 = config1 (0 but on arm64, whose kernel
+ * grants user-space reads only to events that ask for them there).  With
+ * map_page, also map its self-monitoring page.  Registers ev for closing
+ * at thread exit.  Returns 0, or -1 with ev UNOPENED and nothing left
+ * open. */
+int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page,
+                        unsigned long long config1);
+
+/* A thread's first use of ev: when ev is UNOPENED, open it (as
+ * cpucycles_perf_open), or make it FALLBACK if the kernel refuses, so that
+ * the open is tried once per thread, not on every read.  Returns 1 when
+ * this call opened ev, else 0. */
+int cpucycles_perf_open_once(struct cpucycles_perf_event *ev, int map_page,
+                             unsigned long long config1);
 
 /* Unmap, close, forget: ev becomes UNOPENED.  Safe on an event that is
  * already closed or was never opened. */
@@ -81,6 +104,32 @@ int cpucycles_perf_read_fd(int fd, long long *out);
  * Monotone and never garbage, but nanoseconds, not cycles. */
 long long cpucycles_perf_fallback(void);
 
+struct counter_info;
+
+/* The complete read of a per-thread perf counter, fast or not: opens the
+ * thread's event on its first read (cpucycles_perf_open_once, mapping the
+ * page when rdpmc is given), then reads it through the page with rdpmc,
+ * else with read(2); a descriptor that stops answering is closed and the
+ * thread reads cpucycles_perf_fallback() from then on, so that its values
+ * stay in one unit.  With rdpmc 0 (default-perfevent) there is no page:
+ * read(2) only.  The slow path of cpucycles_perf_read_fast(). */
+long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
+                              cpucycles_perf_rdpmc_fn rdpmc,
+                              unsigned long long config1);
+
+/* A perf counter's setup, in the probe thread.  Opens ev (mapped when
+ * rdpmc is given) and reads it once; returns -1, with ev closed, when that
+ * fails.  With rdpmc, also refuses an event whose page does not offer user
+ * reads (cap_user_rdpmc 0: every read would be a read(2), which is
+ * default-perfevent, not an on-core counter), and the counter is on-core;
+ * the one read uses rdpmc, so that the probe catches the fault if the CPU
+ * refuses the instruction after all.  Without rdpmc the counter is of kind
+ * perf event.  Neither is scaled nor 32-bit. */
+int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
+                         cpucycles_perf_rdpmc_fn rdpmc,
+                         unsigned long long config1,
+                         struct counter_info *info);
+
 /* Read the thread's count from its self-monitoring page, as the comment
  * on struct perf_event_mmap_page in <linux/perf_event.h> prescribes:
  * retry while the kernel's sequence number `lock` changes under us; the
@@ -92,10 +141,11 @@ long long cpucycles_perf_fallback(void);
  *
  * Pure apart from the rdpmc it is given, so tests can hand it a page in
  * ordinary memory and a fake rdpmc.  Inline because it is the hot path of
- * amd64-perfpmc. */
+ * the *-perfpmc counters: called with the counter's own static inline
+ * rdpmc, the compiler inlines the instruction (no indirect call). */
 static inline int cpucycles_perf_page_read(
     const volatile struct perf_event_mmap_page *pg,
-    unsigned long long (*rdpmc)(unsigned int counter), long long *out)
+    cpucycles_perf_rdpmc_fn rdpmc, long long *out)
 {
   unsigned int seq, index, width;
   unsigned long long offset, pmc;
@@ -123,6 +173,25 @@ static inline int cpucycles_perf_page_read(
   pmc = (unsigned long long) ((long long) pmc >> (64 - width));
   *out = (long long) (offset + pmc);
   return 0;
+}
+
+/* The hot path of the *-perfpmc counters: the page read when the thread's
+ * event is open and the page allows it, else cpucycles_perf_read().  A
+ * counter calls it from its read function with its own TLS event and its
+ * own static inline rdpmc; both are compile-time constants there, so this,
+ * the page loop and the instruction all inline into the counter's read:
+ * one TLS load of the state, the seqlock loop, the instruction, no
+ * indirect call. */
+static inline long long cpucycles_perf_read_fast(
+    struct cpucycles_perf_event *ev, cpucycles_perf_rdpmc_fn rdpmc,
+    unsigned long long config1)
+{
+  long long count;
+
+  if (__builtin_expect(ev->state == CPUCYCLES_PERF_OPEN, 1) &&
+      cpucycles_perf_page_read(ev->page, rdpmc, &count) == 0)
+    return count;
+  return cpucycles_perf_read(ev, rdpmc, config1);
 }
 
 #endif /* CPUCYCLES_PERF_AVAILABLE */

@@ -1,5 +1,5 @@
 /* Tests of lib/perf.c and the perf_event counters (amd64-perfpmc,
- * amd64-pmcff, default-perfevent).
+ * amd64-pmcff, arm64-perfpmc, riscv64-perfpmc, default-perfevent).
  *
  * Most machines that run the tests (VMs, containers) have no PMU for user
  * space: perf_event_open of hardware cycles fails and rdpmc faults.  So the
@@ -7,6 +7,9 @@
  * through the opener seam (cpucycles_perf_set_opener) with stand-in
  * descriptors: pipes for read(2), memfds for the mapped page, and real
  * software events (task clock) where the kernel allows them, for fork.
+ * The shared perfpmc helpers (cpucycles_perf_setup, cpucycles_perf_read,
+ * cpucycles_perf_read_fast) are tested with a fake page in a memfd and a
+ * fake rdpmc, so that they run on every ISA.
  * The real thing is tested too: setup must fail cleanly where hardware
  * cycles are refused, and read monotonically where they are not.
  *
@@ -41,7 +44,8 @@ static const struct counter *find_counter(const char *name)
 }
 
 static const char *const perf_counters[] = {
-  "amd64-perfpmc", "amd64-pmcff", "default-perfevent"
+  "amd64-perfpmc", "amd64-pmcff", "arm64-perfpmc", "riscv64-perfpmc",
+  "default-perfevent"
 };
 #define PERF_COUNTERS ((int) (sizeof perf_counters / sizeof perf_counters[0]))
 
@@ -289,14 +293,16 @@ static int software_open(struct perf_event_attr *attr, pid_t pid, int cpu,
                                flags));
 }
 
-static int software_events_work(void)
+/* Whether this machine gives the calling thread a user-mode event of this
+ * type and config. */
+static int event_opens(unsigned int type, unsigned long long config)
 {
   struct perf_event_attr attr;
   int fd;
   memset(&attr, 0, sizeof attr);
   attr.size = sizeof attr;
-  attr.type = PERF_TYPE_SOFTWARE;
-  attr.config = PERF_COUNT_SW_TASK_CLOCK;
+  attr.type = type;
+  attr.config = config;
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
   fd = (int) syscall(__NR_perf_event_open, &attr, 0, -1, -1,
@@ -304,6 +310,11 @@ static int software_events_work(void)
   if (fd < 0) return 0;
   close(fd);
   return 1;
+}
+
+static int software_events_work(void)
+{
+  return event_opens(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 }
 
 static void put_value(long long v)
@@ -315,7 +326,7 @@ START_TEST(open_asks_for_user_cycles_of_this_thread_cloexec)
 {
   struct cpucycles_perf_event ev = { 0 };
   cpucycles_perf_set_opener(pipe_open);
-  ck_assert_int_eq(cpucycles_perf_open(&ev, 0), 0);
+  ck_assert_int_eq(cpucycles_perf_open(&ev, 0, 0), 0);
   ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN);
   ck_assert_int_eq(open_calls, 1);
   ck_assert_uint_eq(last_attr.type, PERF_TYPE_HARDWARE);
@@ -325,6 +336,8 @@ START_TEST(open_asks_for_user_cycles_of_this_thread_cloexec)
   ck_assert_uint_eq(last_attr.exclude_hv, 1);
   ck_assert_uint_eq(last_attr.disabled, 0);
   ck_assert_uint_eq(last_attr.inherit, 0);
+  ck_assert_uint_eq(last_attr.config1, 0);
+  ck_assert_uint_eq(last_attr.config2, 0);
   ck_assert_int_eq(last_pid, 0);
   ck_assert_int_eq(last_cpu, -1);
   ck_assert_int_eq(last_group, -1);
@@ -342,7 +355,7 @@ START_TEST(open_sets_cloexec_by_hand_on_old_kernels)
 {
   struct cpucycles_perf_event ev = { 0 };
   cpucycles_perf_set_opener(old_kernel_open);
-  ck_assert_int_eq(cpucycles_perf_open(&ev, 0), 0);
+  ck_assert_int_eq(cpucycles_perf_open(&ev, 0, 0), 0);
   ck_assert_int_eq(open_calls, 2);
   ck_assert_uint_eq(last_flags, 0);
   ck_assert(fd_has_cloexec(ev.fd));
@@ -355,7 +368,7 @@ START_TEST(open_failure_leaves_nothing)
 {
   struct cpucycles_perf_event ev = { 0 };
   cpucycles_perf_set_opener(refusing_open);
-  ck_assert_int_eq(cpucycles_perf_open(&ev, 1), -1);
+  ck_assert_int_eq(cpucycles_perf_open(&ev, 1, 0), -1);
   ck_assert_int_eq(open_calls, 1); /* EACCES: no retry without the flag */
   ck_assert_int_eq(ev.state, CPUCYCLES_PERF_UNOPENED);
   cpucycles_perf_close(&ev);
@@ -366,10 +379,140 @@ START_TEST(map_failure_closes_the_descriptor)
 {
   struct cpucycles_perf_event ev = { 0 };
   cpucycles_perf_set_opener(pipe_open); /* a pipe cannot be mapped */
-  ck_assert_int_eq(cpucycles_perf_open(&ev, 1), -1);
+  ck_assert_int_eq(cpucycles_perf_open(&ev, 1, 0), -1);
   ck_assert_int_eq(open_calls, 1);
   ck_assert(fd_is_closed(opened[0]));
   ck_assert_int_eq(ev.state, CPUCYCLES_PERF_UNOPENED);
+}
+END_TEST
+
+START_TEST(open_passes_config1)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  cpucycles_perf_set_opener(pipe_open);
+  ck_assert_int_eq(cpucycles_perf_open(&ev, 0, 3), 0);
+  ck_assert_uint_eq(last_attr.config1, 3);
+  ck_assert_uint_eq(last_attr.config, PERF_COUNT_HW_CPU_CYCLES);
+  ck_assert_uint_eq(last_attr.exclude_kernel, 1);
+  cpucycles_perf_close(&ev);
+  ck_assert(fd_is_closed(opened[0]));
+}
+END_TEST
+
+/* ---- the shared perfpmc helpers, with a fake page and a fake rdpmc ---- */
+
+static void fake_page_template(unsigned int index, long long offset,
+                               int cap_user_rdpmc)
+{
+  memset(&page_template, 0, sizeof page_template);
+  page_template.lock = 6;
+  page_template.index = index;
+  page_template.offset = offset;
+  page_template.pmc_width = 48;
+  page_template.cap_user_rdpmc = (unsigned long long) cap_user_rdpmc & 1;
+  rdpmc_calls = 0;
+  rdpmc_counter = ~0u;
+}
+
+START_TEST(shared_setup_and_fast_read_use_page_and_rdpmc)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  struct counter_info info;
+  fake_page_template(3, -1000000, 1);
+  cpucycles_perf_set_opener(memfd_open);
+  rdpmc_result = 1000000 + 77;
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, fake_rdpmc, 3, &info), 0);
+  ck_assert_int_eq(info.kind, COUNTER_ONCORE);
+  ck_assert_int_eq(info.frequency, 0);
+  ck_assert_int_eq(info.only32, 0);
+  ck_assert_uint_eq(last_attr.config1, 3);
+  ck_assert_uint_eq(rdpmc_calls, 1); /* setup tried the instruction */
+  ck_assert_uint_eq(rdpmc_counter, 2);
+  ck_assert(ev.page != 0);
+  rdpmc_result = 1000000 + 123;
+  ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 3), 123);
+  ck_assert_int_eq(cpucycles_perf_read(&ev, fake_rdpmc, 3), 123);
+  ck_assert_uint_eq(rdpmc_calls, 3);
+  ck_assert_int_eq(open_calls, 1);
+  cpucycles_perf_close(&ev);
+  ck_assert(fd_is_closed(opened[0]));
+  ck_assert(ev.page == 0);
+}
+END_TEST
+
+START_TEST(shared_setup_refuses_without_cap_user_rdpmc)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  struct counter_info info;
+  fake_page_template(3, 0, 0);
+  cpucycles_perf_set_opener(memfd_open);
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, fake_rdpmc, 0, &info), -1);
+  ck_assert_uint_eq(rdpmc_calls, 0);
+  ck_assert(fd_is_closed(opened[0]));
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_UNOPENED);
+}
+END_TEST
+
+START_TEST(shared_setup_without_rdpmc_is_a_perf_event)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  struct counter_info info;
+  cpucycles_perf_set_opener(pipe_open); /* no page: a pipe would not map */
+  pipe_first_value = 31;
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, 0, 0, &info), 0);
+  ck_assert_int_eq(info.kind, COUNTER_PERFEVENT);
+  ck_assert(ev.page == 0);
+  put_value(4000);
+  ck_assert_int_eq(cpucycles_perf_read(&ev, 0, 0), 4000);
+  cpucycles_perf_close(&ev);
+  ck_assert(fd_is_closed(opened[0]));
+}
+END_TEST
+
+START_TEST(shared_read_opens_on_first_read_with_config1)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  long long expect;
+  /* A new thread's state: UNOPENED.  The page says index 0 (off the
+   * hardware), so the read is the descriptor's: the memfd's first 8 bytes
+   * (version 0, compat_version 0). */
+  fake_page_template(0, 0, 1);
+  cpucycles_perf_set_opener(memfd_open);
+  ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 3), 0);
+  ck_assert_int_eq(open_calls, 1);
+  ck_assert_uint_eq(last_attr.config1, 3);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN);
+  ck_assert(ev.page != 0);
+  ck_assert_uint_eq(rdpmc_calls, 0);
+  /* The next read: page (still index 0), then read(2): the next 8 bytes
+   * (lock, index), in this machine's byte order. */
+  memcpy(&expect, (const char *) &page_template + 8, sizeof expect);
+  ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 3), expect);
+  ck_assert_int_eq(open_calls, 1);
+  cpucycles_perf_close(&ev);
+  ck_assert(fd_is_closed(opened[0]));
+}
+END_TEST
+
+START_TEST(shared_read_refused_falls_back_once)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  long long prev, v;
+  int i;
+  cpucycles_perf_set_opener(refusing_open);
+  prev = cpucycles_perf_read_fast(&ev, fake_rdpmc, 3);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_FALLBACK);
+  ck_assert_uint_eq(last_attr.config1, 3);
+  ck_assert_int_gt(prev, 0);
+  for (i = 0; i < 100; i++) {
+    v = cpucycles_perf_read_fast(&ev, fake_rdpmc, 3);
+    ck_assert_int_ge(v, prev);
+    prev = v;
+  }
+  ck_assert_int_eq(open_calls, 1);
+  ck_assert_uint_eq(rdpmc_calls, 0);
+  ck_assert_int_eq(cpucycles_perf_open_once(&ev, 1, 3), 0); /* not again */
+  ck_assert_int_eq(open_calls, 1);
 }
 END_TEST
 
@@ -450,10 +593,7 @@ START_TEST(perfpmc_refuses_without_cap_user_rdpmc)
   const struct counter *c = find_counter("amd64-perfpmc");
   struct counter_info info;
   if (!c) return;
-  memset(&page_template, 0, sizeof page_template);
-  page_template.index = 1;
-  page_template.pmc_width = 48;
-  page_template.cap_user_rdpmc = 0;
+  fake_page_template(1, 0, 0);
   cpucycles_perf_set_opener(memfd_open);
   ck_assert_int_eq(c->setup(&info), -1);
   ck_assert_int_eq(open_calls, 1);
@@ -470,12 +610,9 @@ START_TEST(perfpmc_index_zero_reads_the_descriptor)
   /* cap_user_rdpmc but index 0: no rdpmc (it would fault here); read(2)
    * of the memfd returns its bytes in turn: setup takes the first 8
    * (version, compat_version), the read the next 8 (lock, index). */
-  memset(&page_template, 0, sizeof page_template);
+  fake_page_template(0, 0, 1);
   page_template.version = 42;
   page_template.lock = 5;
-  page_template.index = 0;
-  page_template.pmc_width = 48;
-  page_template.cap_user_rdpmc = 1;
   cpucycles_perf_set_opener(memfd_open);
   ck_assert_int_eq(c->setup(&info), 0);
   ck_assert_int_eq(info.kind, COUNTER_ONCORE);
@@ -489,6 +626,45 @@ START_TEST(perfpmc_index_zero_reads_the_descriptor)
 }
 END_TEST
 
+/* Each perfpmc counter asks for the attr.config1 its kernel wants: arm64's
+ * user access (bit 1) and 64-bit counter (bit 0), nothing elsewhere; in
+ * setup and when a thread opens its own event on its first read. */
+START_TEST(perfpmc_counters_ask_for_their_config1)
+{
+  static const struct { const char *name; unsigned long long config1; }
+    want[] = {
+      { "amd64-perfpmc", 0 }, { "amd64-pmcff", 0 },
+      { "arm64-perfpmc", 3 }, { "riscv64-perfpmc", 0 }
+    };
+  struct counter_info info;
+  int i;
+  for (i = 0; i < (int) (sizeof want / sizeof want[0]); i++) {
+    const struct counter *c = find_counter(want[i].name);
+    if (!c) continue;
+    /* No user reads in the page: setup opens, looks, refuses (before any
+     * instruction, which would fault here). */
+    fake_page_template(0, 0, 0);
+    cpucycles_perf_set_opener(memfd_open);
+    open_calls = 0;
+    memset(&last_attr, 0xff, sizeof last_attr);
+    ck_assert_int_eq(c->setup(&info), -1);
+    ck_assert_int_eq(open_calls, 1);
+    ck_assert_msg(last_attr.config1 == want[i].config1, "%s: config1 %llx",
+                  want[i].name, (unsigned long long) last_attr.config1);
+    ck_assert_uint_eq(last_attr.config, PERF_COUNT_HW_CPU_CYCLES);
+    /* The first read in this (now event-less) thread opens again, with
+     * the same attributes, and reads the descriptor (index 0). */
+    memset(&last_attr, 0xff, sizeof last_attr);
+    c->read();
+    ck_assert_int_eq(open_calls, 2);
+    ck_assert_msg(last_attr.config1 == want[i].config1, "%s: config1 %llx",
+                  want[i].name, (unsigned long long) last_attr.config1);
+    c->release();
+    ck_assert(fd_is_closed(opened[1]));
+  }
+}
+END_TEST
+
 START_TEST(pmcff_refuses_unless_on_fixed_counter_1)
 {
   const struct counter *c = find_counter("amd64-pmcff");
@@ -496,10 +672,7 @@ START_TEST(pmcff_refuses_unless_on_fixed_counter_1)
   if (!c) return;
   /* On a general-purpose counter (as on AMD): refused before any rdpmc,
    * which would fault on this machine. */
-  memset(&page_template, 0, sizeof page_template);
-  page_template.index = 2;
-  page_template.pmc_width = 48;
-  page_template.cap_user_rdpmc = 1;
+  fake_page_template(2, 0, 1);
   cpucycles_perf_set_opener(memfd_open);
   ck_assert_int_eq(c->setup(&info), -1);
   ck_assert(fd_is_closed(opened[0]));
@@ -632,19 +805,7 @@ END_TEST
 
 static int hardware_cycles_work(void)
 {
-  struct perf_event_attr attr;
-  int fd;
-  memset(&attr, 0, sizeof attr);
-  attr.size = sizeof attr;
-  attr.type = PERF_TYPE_HARDWARE;
-  attr.config = PERF_COUNT_HW_CPU_CYCLES;
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
-  fd = (int) syscall(__NR_perf_event_open, &attr, 0, -1, -1,
-                     PERF_FLAG_FD_CLOEXEC);
-  if (fd < 0) return 0;
-  close(fd);
-  return 1;
+  return event_opens(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
 }
 
 struct trial {
@@ -716,6 +877,15 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, open_sets_cloexec_by_hand_on_old_kernels);
   tcase_add_test(tc, open_failure_leaves_nothing);
   tcase_add_test(tc, map_failure_closes_the_descriptor);
+  tcase_add_test(tc, open_passes_config1);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("shared");
+  tcase_add_test(tc, shared_setup_and_fast_read_use_page_and_rdpmc);
+  tcase_add_test(tc, shared_setup_refuses_without_cap_user_rdpmc);
+  tcase_add_test(tc, shared_setup_without_rdpmc_is_a_perf_event);
+  tcase_add_test(tc, shared_read_opens_on_first_read_with_config1);
+  tcase_add_test(tc, shared_read_refused_falls_back_once);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("counters");
@@ -724,6 +894,7 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, perfevent_read_failure_falls_back_monotone);
   tcase_add_test(tc, perfpmc_refuses_without_cap_user_rdpmc);
   tcase_add_test(tc, perfpmc_index_zero_reads_the_descriptor);
+  tcase_add_test(tc, perfpmc_counters_ask_for_their_config1);
   tcase_add_test(tc, pmcff_refuses_unless_on_fixed_counter_1);
   suite_add_tcase(s, tc);
 

@@ -26,6 +26,8 @@
 #error "amd64-perfpmc needs the perf_event_open system call"
 #endif
 
+#include <x86intrin.h> /* __rdpmc: the rdpmc instruction, edx:eax */
+
 #include "counter.h"
 #include "perf.h"
 
@@ -36,75 +38,28 @@
 static __thread struct cpucycles_perf_event event
   __attribute__((tls_model("initial-exec")));
 
+/* Read general-purpose counter `counter` (or, with bit 30, a fixed one).
+ * x86 needs nothing in attr.config1 for it: user rdpmc is sysfs's switch. */
 static inline unsigned long long rdpmc(unsigned int counter)
 {
-  unsigned int lo, hi;
-  __asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(counter));
-  return (unsigned long long) lo | (unsigned long long) hi << 32;
+  return (unsigned long long) __rdpmc((int) counter);
 }
 
-static long long perfpmc_slow(void)
-{
-  long long count;
-
-  if (event.state == CPUCYCLES_PERF_UNOPENED &&
-      cpucycles_perf_open(&event, 1) != 0)
-    event.state = CPUCYCLES_PERF_FALLBACK;
-  if (event.state == CPUCYCLES_PERF_OPEN) {
-    if (cpucycles_perf_page_read(event.page, rdpmc, &count) == 0) return count;
-    if (cpucycles_perf_read_fd(event.fd, &count) == 0) return count;
-    /* The descriptor stopped answering: from now on this thread reads the
-     * clock, so that its values stay in one unit. */
-    cpucycles_perf_close(&event);
-    event.state = CPUCYCLES_PERF_FALLBACK;
-  }
-  return cpucycles_perf_fallback();
-}
-
+/* The thread's event, in the shared helpers of lib/perf.c: the page read
+ * with rdpmc on the hot path (inline), read(2) when the page says no, the
+ * clock for a thread the kernel refuses an event. */
 static long long perfpmc_read(void)
 {
-  long long count;
-
-  if (__builtin_expect(event.state == CPUCYCLES_PERF_OPEN, 1) &&
-      cpucycles_perf_page_read(event.page, rdpmc, &count) == 0)
-    return count;
-  return perfpmc_slow();
+  return cpucycles_perf_read_fast(&event, rdpmc, 0);
 }
 
 static int perfpmc_setup(struct counter_info *info)
 {
-  long long count;
-
-  if (cpucycles_perf_open(&event, 1) != 0) return -1;
-  /* Without user rdpmc (rdpmc 0 in sysfs, or a kernel or hypervisor that
-   * does not offer it) every read would be a read(2): that is
-   * default-perfevent, not an on-core counter. */
-  if (!event.page->cap_user_rdpmc) {
-    cpucycles_perf_close(&event);
-    return -1;
-  }
-  /* Try the instruction now: the probe catches the fault if the CPU
-   * refuses rdpmc after all. */
-  if (cpucycles_perf_page_read(event.page, rdpmc, &count) != 0 &&
-      cpucycles_perf_read_fd(event.fd, &count) != 0) {
-    cpucycles_perf_close(&event);
-    return -1;
-  }
-  info->kind = COUNTER_ONCORE;
-  info->frequency = 0;
-  info->only32 = 0;
-  return 0;
+  return cpucycles_perf_setup(&event, rdpmc, 0, info);
 }
 
-static void perfpmc_release(void)
-{
-  cpucycles_perf_close(&event);
-}
-
-static void perfpmc_atfork_child(void)
-{
-  cpucycles_perf_atfork_child(&event);
-}
+static void perfpmc_release(void) { cpucycles_perf_close(&event); }
+static void perfpmc_atfork_child(void) { cpucycles_perf_atfork_child(&event); }
 
 const struct counter cpucycles_counter_amd64_perfpmc = {
   "amd64-perfpmc", perfpmc_read, perfpmc_setup, perfpmc_release,

@@ -39,6 +39,8 @@
 #error "amd64-pmcff needs the perf_event_open system call"
 #endif
 
+#include <x86intrin.h> /* __rdpmc: the rdpmc instruction, edx:eax */
+
 #include "counter.h"
 #include "perf.h"
 
@@ -54,39 +56,28 @@
 static __thread struct cpucycles_perf_event event
   __attribute__((tls_model("initial-exec")));
 
+/* Read counter `counter`: FIXED_CYCLES on the hot path, a general-purpose
+ * counter through the page for a thread whose event is elsewhere. */
 static inline unsigned long long rdpmc(unsigned int counter)
 {
-  unsigned int lo, hi;
-  __asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(counter));
-  return (unsigned long long) lo | (unsigned long long) hi << 32;
+  return (unsigned long long) __rdpmc((int) counter);
 }
 
-/* Open this thread's event; note whether the raw fixed counter is ours. */
-static int pmcff_open(void)
+/* Whether the kernel put this thread's (open) event on fixed counter 1,
+ * where user rdpmc may read it raw. */
+static int on_fixed_counter(void)
 {
-  if (cpucycles_perf_open(&event, 1) != 0) return -1;
-  if (!event.page->cap_user_rdpmc) {
-    cpucycles_perf_close(&event);
-    return -1;
-  }
-  event.fast = event.page->index == FIXED_CYCLES_INDEX;
-  return 0;
+  return event.page->cap_user_rdpmc && event.page->index == FIXED_CYCLES_INDEX;
 }
 
-static long long pmcff_slow(void)
+/* A thread's first read opens its event (lib/perf.c) and notes whether the
+ * raw fixed counter is its own; a thread whose event is elsewhere reads
+ * through the page, or read(2), or the clock, as amd64-perfpmc does. */
+static __attribute__((noinline)) long long pmcff_slow(void)
 {
-  long long count;
-
-  if (event.state == CPUCYCLES_PERF_UNOPENED && pmcff_open() != 0)
-    event.state = CPUCYCLES_PERF_FALLBACK;
-  if (event.state == CPUCYCLES_PERF_OPEN) {
-    if (event.fast) return (long long) rdpmc(FIXED_CYCLES);
-    if (cpucycles_perf_page_read(event.page, rdpmc, &count) == 0) return count;
-    if (cpucycles_perf_read_fd(event.fd, &count) == 0) return count;
-    cpucycles_perf_close(&event);
-    event.state = CPUCYCLES_PERF_FALLBACK;
-  }
-  return cpucycles_perf_fallback();
+  if (cpucycles_perf_open_once(&event, 1, 0)) event.fast = on_fixed_counter();
+  if (event.fast) return (long long) rdpmc(FIXED_CYCLES);
+  return cpucycles_perf_read(&event, rdpmc, 0);
 }
 
 static long long pmcff_read(void)
@@ -97,13 +88,15 @@ static long long pmcff_read(void)
 
 static int pmcff_setup(struct counter_info *info)
 {
-  if (pmcff_open() != 0) return -1;
-  if (!event.fast) {
-    /* Not on the fixed counter here: amd64-perfpmc is the counter for
-     * this machine. */
+  if (cpucycles_perf_open(&event, 1, 0) != 0) return -1;
+  if (!on_fixed_counter()) {
+    /* Not on the fixed counter here (or no user rdpmc at all):
+     * amd64-perfpmc, or default-perfevent, is the counter for this
+     * machine. */
     cpucycles_perf_close(&event);
     return -1;
   }
+  event.fast = 1;
   rdpmc(FIXED_CYCLES); /* a fault here is caught by the probe */
   info->kind = COUNTER_ONCORE;
   info->frequency = 0;
@@ -111,15 +104,8 @@ static int pmcff_setup(struct counter_info *info)
   return 0;
 }
 
-static void pmcff_release(void)
-{
-  cpucycles_perf_close(&event);
-}
-
-static void pmcff_atfork_child(void)
-{
-  cpucycles_perf_atfork_child(&event);
-}
+static void pmcff_release(void) { cpucycles_perf_close(&event); }
+static void pmcff_atfork_child(void) { cpucycles_perf_atfork_child(&event); }
 
 const struct counter cpucycles_counter_amd64_pmcff = {
   "amd64-pmcff", pmcff_read, pmcff_setup, pmcff_release, pmcff_atfork_child

@@ -6,14 +6,23 @@
  * sequence lock (cpucycles_perf_page_read in lib/perf.h).  An on-core cycle
  * counter, per thread, like amd64-perfpmc.
  *
- * Needs Linux 5.17 or later, perf_event_paranoid <= 2 (or CAP_PERFMON),
- * the sysctl kernel.perf_user_access set to 1 (default 0), and an event
- * opened with attr.config1 bit 1 ("rdpmc" in
- * /sys/bus/event_source/devices/armv8_pmuv3_0/format): only then does the
- * kernel set PMUSERENR_EL0 for the thread and report cap_user_rdpmc in the
- * page.  lib/perf.h opens every event with config1 0, so on today's
- * kernels setup sees cap_user_rdpmc 0 and refuses (default-perfevent is
- * then the perf choice); see doc/counters.md. */
+ * Linux (5.17 and later; Documentation/arch/arm64/perf.rst, "Perf
+ * Userspace PMU Hardware Counter Access") lets EL0 read a counter only for
+ * a thread-bound event opened with attr.config1 bit 1 ("rdpmc" in
+ * /sys/bus/event_source/devices/armv8_pmuv3_0/format), and only while the
+ * sysctl kernel.perf_user_access is 1 (default 0).  Then, while such an
+ * event is in the thread's context, the kernel sets PMUSERENR_EL0 and the
+ * page reports cap_user_rdpmc and the counter's index.  config1 bit 0
+ * ("long") asks for a 64-bit counter: the cycle counter PMCCNTR_EL0 is
+ * one; an event counter is one only with FEAT_PMUv3p5, and without it the
+ * kernel fails to schedule the event when the cycle counter is taken (the
+ * page then says index 0 and the read is a read(2)).  So this counter
+ * opens with config1 = 3: user access, 64 bits (pmc_width 64).  Also needs
+ * perf_event_paranoid <= 2 (or CAP_PERFMON).  With perf_user_access 0 the
+ * open still succeeds but the page says cap_user_rdpmc 0 and setup
+ * refuses; default-perfevent then reads the same event with read(2).
+ * Kernels before 5.17 ignore bit 1 and never allow EL0 reads: refused the
+ * same way. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -36,6 +45,10 @@
 #error "arm64-perfpmc needs lib/perf.c's perf_event support"
 #endif
 
+/* attr.config1 for the arm_pmuv3 PMU: bit 1 "rdpmc" (user access),
+ * bit 0 "long" (a 64-bit counter). */
+#define ARM64_USER_ACCESS_64BIT 0x3ULL
+
 static __thread struct cpucycles_perf_event event
   __attribute__((tls_model("initial-exec")));
 
@@ -43,7 +56,7 @@ static __thread struct cpucycles_perf_event event
 #define PMEVCNTR(n) \
   case n: __asm__ __volatile__("mrs %0, PMEVCNTR" #n "_EL0" : "=r"(v)); break;
 
-static unsigned long long pmu_counter(unsigned int counter)
+static inline unsigned long long pmu_counter(unsigned int counter)
 {
   unsigned long long v = 0;
   switch (counter) {
@@ -60,65 +73,24 @@ static unsigned long long pmu_counter(unsigned int counter)
 
 #undef PMEVCNTR
 
-static long long perfpmc_slow(void)
-{
-  long long count;
-
-  if (event.state == CPUCYCLES_PERF_UNOPENED &&
-      cpucycles_perf_open(&event, 1) != 0)
-    event.state = CPUCYCLES_PERF_FALLBACK;
-  if (event.state == CPUCYCLES_PERF_OPEN) {
-    if (cpucycles_perf_page_read(event.page, pmu_counter, &count) == 0) return count;
-    if (cpucycles_perf_read_fd(event.fd, &count) == 0) return count;
-    cpucycles_perf_close(&event);
-    event.state = CPUCYCLES_PERF_FALLBACK;
-  }
-  return cpucycles_perf_fallback();
-}
-
+/* The thread's event, in the shared helpers of lib/perf.c: the page read
+ * with the mrs on the hot path (inline), read(2) when the page says no
+ * (index 0), the clock for a thread the kernel refuses an event.  Setup
+ * tries the mrs: the probe catches SIGILL if the kernel did not open
+ * PMUSERENR_EL0 after all. */
 static long long perfpmc_read(void)
 {
-  long long count;
-
-  if (__builtin_expect(event.state == CPUCYCLES_PERF_OPEN, 1) &&
-      cpucycles_perf_page_read(event.page, pmu_counter, &count) == 0)
-    return count;
-  return perfpmc_slow();
+  return cpucycles_perf_read_fast(&event, pmu_counter, ARM64_USER_ACCESS_64BIT);
 }
 
 static int perfpmc_setup(struct counter_info *info)
 {
-  long long count;
-
-  if (cpucycles_perf_open(&event, 1) != 0) return -1;
-  /* Without user access every read would be a read(2): that is
-   * default-perfevent, not an on-core counter. */
-  if (!event.page->cap_user_rdpmc) {
-    cpucycles_perf_close(&event);
-    return -1;
-  }
-  /* Try the mrs now: the probe catches SIGILL if the kernel did not
-   * open PMUSERENR_EL0 after all. */
-  if (cpucycles_perf_page_read(event.page, pmu_counter, &count) != 0 &&
-      cpucycles_perf_read_fd(event.fd, &count) != 0) {
-    cpucycles_perf_close(&event);
-    return -1;
-  }
-  info->kind = COUNTER_ONCORE;
-  info->frequency = 0;
-  info->only32 = 0;
-  return 0;
+  return cpucycles_perf_setup(&event, pmu_counter, ARM64_USER_ACCESS_64BIT,
+                              info);
 }
 
-static void perfpmc_release(void)
-{
-  cpucycles_perf_close(&event);
-}
-
-static void perfpmc_atfork_child(void)
-{
-  cpucycles_perf_atfork_child(&event);
-}
+static void perfpmc_release(void) { cpucycles_perf_close(&event); }
+static void perfpmc_atfork_child(void) { cpucycles_perf_atfork_child(&event); }
 
 const struct counter cpucycles_counter_arm64_perfpmc = {
   "arm64-perfpmc", perfpmc_read, perfpmc_setup, perfpmc_release,

@@ -30,57 +30,21 @@
 static __thread struct cpucycles_perf_event event
   __attribute__((tls_model("initial-exec")));
 
-static long long perfevent_slow(void)
-{
-  long long count;
-
-  if (event.state == CPUCYCLES_PERF_UNOPENED &&
-      cpucycles_perf_open(&event, 0) != 0)
-    event.state = CPUCYCLES_PERF_FALLBACK;
-  if (event.state == CPUCYCLES_PERF_OPEN) {
-    if (cpucycles_perf_read_fd(event.fd, &count) == 0) return count;
-    /* A perf descriptor that stops answering: from now on this thread
-     * reads the clock, so that its values stay in one unit. */
-    cpucycles_perf_close(&event);
-    event.state = CPUCYCLES_PERF_FALLBACK;
-  }
-  return cpucycles_perf_fallback();
-}
-
+/* No page, no instruction: lib/perf.c's read (rdpmc 0) opens the
+ * thread's event on its first read and read(2)s it; a descriptor that
+ * stops answering leaves the thread on the clock, in one unit. */
 static long long perfevent_read(void)
 {
-  long long count;
-
-  if (__builtin_expect(event.state == CPUCYCLES_PERF_OPEN, 1) &&
-      cpucycles_perf_read_fd(event.fd, &count) == 0)
-    return count;
-  return perfevent_slow();
+  return cpucycles_perf_read(&event, 0, 0);
 }
 
 static int perfevent_setup(struct counter_info *info)
 {
-  long long count;
-
-  if (cpucycles_perf_open(&event, 0) != 0) return -1;
-  if (cpucycles_perf_read_fd(event.fd, &count) != 0) {
-    cpucycles_perf_close(&event);
-    return -1;
-  }
-  info->kind = COUNTER_PERFEVENT;
-  info->frequency = 0;
-  info->only32 = 0;
-  return 0;
+  return cpucycles_perf_setup(&event, 0, 0, info);
 }
 
-static void perfevent_release(void)
-{
-  cpucycles_perf_close(&event);
-}
-
-static void perfevent_atfork_child(void)
-{
-  cpucycles_perf_atfork_child(&event);
-}
+static void perfevent_release(void) { cpucycles_perf_close(&event); }
+static void perfevent_atfork_child(void) { cpucycles_perf_atfork_child(&event); }
 
 const struct counter cpucycles_counter_default_perfevent = {
   "default-perfevent", perfevent_read, perfevent_setup, perfevent_release,

@@ -1,17 +1,23 @@
 /* riscv64-perfpmc: the calling thread's CPU cycles from a Linux perf_event
  * (PERF_COUNT_HW_CPU_CYCLES, user mode only), read without a system call:
- * the counter CSR that the event's self-monitoring page names (index - 1
- * is the counter number n, read as CSR 0xc00 + n: cycle, time, instret,
- * hpmcounter3..31, as in Linux's tools/lib/perf/mmap.c), plus the page's
- * offset, under the page's sequence lock (cpucycles_perf_page_read in
- * lib/perf.h).  An on-core cycle counter, per thread, like amd64-perfpmc.
+ * the counter CSR that the event's self-monitoring page names, plus the
+ * page's offset, under the page's sequence lock (cpucycles_perf_page_read
+ * in lib/perf.h).  The SBI PMU driver puts (CSR number - 0xc00) + 1 in the
+ * page's index (riscv_pmu_event_idx: csr_index + 1), so index - 1 is the
+ * counter number n, read as CSR 0xc00 + n: cycle, time, instret,
+ * hpmcounter3..31, as in Linux's tools/lib/perf/mmap.c.  An on-core cycle
+ * counter, per thread, like amd64-perfpmc.
  *
- * This is how Linux 6.6 and later let user space read cycles: with the
- * sysctl kernel.perf_user_access at its default 1, the kernel opens
+ * This is how Linux 6.6 and later let user space read cycles
+ * (Documentation/admin-guide/sysctl/kernel.rst, perf_user_access): with
+ * the sysctl kernel.perf_user_access at its default 1, the kernel opens
  * scounteren for a counter only while the process has its event mapped,
- * and reports cap_user_rdpmc in the page.  Needs an SBI PMU
- * (riscv_pmu_sbi) and perf_event_paranoid <= 2 (or CAP_PERFMON).  Under
- * perf_user_access 0 the page says no and setup refuses. */
+ * and reports cap_user_rdpmc in the page; at 2 ("legacy") it does the same
+ * for cycles and instret events (and leaves cycle readable by anyone).
+ * Nothing is asked in attr.config1 (unlike arm64): the sysctl, read when
+ * the event is opened, decides.  Needs an SBI PMU (riscv_pmu_sbi) and
+ * perf_event_paranoid <= 2 (or CAP_PERFMON).  Under perf_user_access 0 the
+ * page says no and setup refuses. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -41,7 +47,7 @@ static __thread struct cpucycles_perf_event event
 #define HPMCOUNTER(n) \
   case n: __asm__ __volatile__("csrr %0, " #n " + 0xc00" : "=r"(v)); break;
 
-static unsigned long long pmu_counter(unsigned int counter)
+static inline unsigned long long pmu_counter(unsigned int counter)
 {
   unsigned long long v = 0;
   switch (counter) {
@@ -59,65 +65,23 @@ static unsigned long long pmu_counter(unsigned int counter)
 
 #undef HPMCOUNTER
 
-static long long perfpmc_slow(void)
-{
-  long long count;
-
-  if (event.state == CPUCYCLES_PERF_UNOPENED &&
-      cpucycles_perf_open(&event, 1) != 0)
-    event.state = CPUCYCLES_PERF_FALLBACK;
-  if (event.state == CPUCYCLES_PERF_OPEN) {
-    if (cpucycles_perf_page_read(event.page, pmu_counter, &count) == 0) return count;
-    if (cpucycles_perf_read_fd(event.fd, &count) == 0) return count;
-    cpucycles_perf_close(&event);
-    event.state = CPUCYCLES_PERF_FALLBACK;
-  }
-  return cpucycles_perf_fallback();
-}
-
+/* The thread's event, in the shared helpers of lib/perf.c: the page read
+ * with the csrr on the hot path (inline), read(2) when the page says no
+ * (index 0), the clock for a thread the kernel refuses an event.  Setup
+ * tries the csrr: the probe catches SIGILL if the kernel did not open
+ * scounteren after all. */
 static long long perfpmc_read(void)
 {
-  long long count;
-
-  if (__builtin_expect(event.state == CPUCYCLES_PERF_OPEN, 1) &&
-      cpucycles_perf_page_read(event.page, pmu_counter, &count) == 0)
-    return count;
-  return perfpmc_slow();
+  return cpucycles_perf_read_fast(&event, pmu_counter, 0);
 }
 
 static int perfpmc_setup(struct counter_info *info)
 {
-  long long count;
-
-  if (cpucycles_perf_open(&event, 1) != 0) return -1;
-  /* Without user access every read would be a read(2): that is
-   * default-perfevent, not an on-core counter. */
-  if (!event.page->cap_user_rdpmc) {
-    cpucycles_perf_close(&event);
-    return -1;
-  }
-  /* Try the csrr now: the probe catches SIGILL if the kernel did not
-   * open scounteren after all. */
-  if (cpucycles_perf_page_read(event.page, pmu_counter, &count) != 0 &&
-      cpucycles_perf_read_fd(event.fd, &count) != 0) {
-    cpucycles_perf_close(&event);
-    return -1;
-  }
-  info->kind = COUNTER_ONCORE;
-  info->frequency = 0;
-  info->only32 = 0;
-  return 0;
+  return cpucycles_perf_setup(&event, pmu_counter, 0, info);
 }
 
-static void perfpmc_release(void)
-{
-  cpucycles_perf_close(&event);
-}
-
-static void perfpmc_atfork_child(void)
-{
-  cpucycles_perf_atfork_child(&event);
-}
+static void perfpmc_release(void) { cpucycles_perf_close(&event); }
+static void perfpmc_atfork_child(void) { cpucycles_perf_atfork_child(&event); }
 
 const struct counter cpucycles_counter_riscv64_perfpmc = {
   "riscv64-perfpmc", perfpmc_read, perfpmc_setup, perfpmc_release,
