@@ -1,14 +1,15 @@
-/* ppc32-mftb: the 64-bit time base of a 32-bit PowerPC CPU, read as
- * two halves with mftbu/mftb (upper half read again until it holds still).  The time base ticks at a constant
- * rate beside the core (512 MHz on POWER8 and later, tens of MHz on older
- * and embedded parts), so it is an off-core counter, scaled by the CPU
- * frequency estimate over the time-base frequency.
+/* ppc32-mftb: the 64-bit time base of a 32-bit PowerPC CPU, read as two
+ * halves with mftbu/mftb (the upper half read again until it holds still).
+ * The time base ticks at a constant rate beside the core (512 MHz on
+ * POWER8 and later, tens of MHz on older and embedded parts), so it is an
+ * off-core counter, scaled by the CPU frequency estimate over the
+ * time-base frequency.
  *
- * The time-base frequency is the OS's to tell: glibc's
- * __ppc_get_timebase_freq() asks the vDSO (__kernel_get_tbfreq) or reads the
- * "timebase" line of /proc/cpuinfo; without glibc, setup reads that line
- * itself (open/read into a stack buffer, strict decimal parse).  Either way
- * the value is believed only between 1 MHz and 10 GHz.  mftb is
+ * The time-base frequency is the OS's to tell, the same for ppc32 and
+ * ppc64: cpucycles_timebase_frequency() in lib/timebase.c asks glibc's
+ * __ppc_get_timebase_freq() (the vDSO's __kernel_get_tbfreq, or the
+ * "timebase" line of /proc/cpuinfo) or, without glibc, reads that line
+ * itself; the value is believed only between 1 MHz and 10 GHz.  mftb is
  * unprivileged on every PowerPC. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -18,20 +19,11 @@
 #endif
 
 #include "counter.h"
+#include "timebase.h"
 
-#if defined(__GLIBC__) && defined(__has_include)
-#if __has_include(<sys/platform/ppc.h>)
-#include <sys/platform/ppc.h>
-#define HAVE_PPC_GET_TIMEBASE_FREQ 1
+#ifndef CPUCYCLES_TIMEBASE_AVAILABLE
+#error "the mftb counters need lib/timebase.c's time-base frequency"
 #endif
-#endif
-#ifndef HAVE_PPC_GET_TIMEBASE_FREQ
-#include <fcntl.h>
-#include <unistd.h>
-#endif
-
-#define TIMEBASE_MIN_HZ 1000000LL
-#define TIMEBASE_MAX_HZ 10000000000LL
 
 static long long mftb_read(void)
 {
@@ -45,57 +37,12 @@ static long long mftb_read(void)
   return (long long) (((unsigned long long) hi << 32) | lo);
 }
 
-#ifdef HAVE_PPC_GET_TIMEBASE_FREQ
-static long long timebase_frequency(void)
-{
-  unsigned long long f = __ppc_get_timebase_freq();
-  return f > (unsigned long long) TIMEBASE_MAX_HZ ? -1 : (long long) f;
-}
-#else
-/* The value of the first line "timebase<spaces or tabs>: <digits>\n" of
- * /proc/cpuinfo, or -1. */
-static long long timebase_frequency(void)
-{
-  static const char key[] = "timebase";
-  char buf[8192];
-  size_t len = 0;
-  ssize_t n;
-  size_t i;
-  int fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  while (len < sizeof buf - 1 && (n = read(fd, buf + len, sizeof buf - 1 - len)) > 0)
-    len += (size_t) n;
-  close(fd);
-  buf[len] = 0;
-  for (i = 0; i < len; i++) {
-    long long f = 0;
-    size_t j = i, k;
-    if (i > 0 && buf[i - 1] != '\n') continue;
-    for (k = 0; key[k] && buf[j] == key[k]; k++, j++) continue;
-    if (key[k]) continue;
-    while (buf[j] == ' ' || buf[j] == '\t') j++;
-    if (buf[j++] != ':') continue;
-    while (buf[j] == ' ' || buf[j] == '\t') j++;
-    if (buf[j] < '0' || buf[j] > '9') return -1;
-    for (; buf[j] >= '0' && buf[j] <= '9'; j++) {
-      f = f * 10 + (buf[j] - '0');
-      if (f > TIMEBASE_MAX_HZ) return -1;
-    }
-    if (buf[j] != '\n' && buf[j] != 0) return -1;
-    return f;
-  }
-  return -1;
-}
-#endif
-
+/* Off-core, scaled by the OS's time-base frequency; then one mftb, which
+ * cannot fault (unprivileged), for the form's sake. */
 static int mftb_setup(struct counter_info *info)
 {
-  long long f = timebase_frequency();
-  if (f < TIMEBASE_MIN_HZ || f > TIMEBASE_MAX_HZ) return -1;
+  if (cpucycles_timebase_info(info) != 0) return -1;
   mftb_read();
-  info->kind = COUNTER_OFFCORE;
-  info->frequency = f;
-  info->only32 = 0;
   return 0;
 }
 
