@@ -1,6 +1,7 @@
 /* The scaled and extend32 wrappers. */
 #include <config.h>
 #include <check.h>
+#include "check-run.h"
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -183,8 +184,6 @@ int main(void)
 {
   Suite *s = suite_create("adapters");
   TCase *t = tcase_create("extend32");
-  SRunner *r;
-  int failed;
   tcase_set_timeout(t, 60);
   tcase_add_test(t, extend32_follows_many_wraps);
   tcase_add_test(t, extend32_gap_of_several_wraps);
@@ -197,9 +196,5 @@ int main(void)
   tcase_add_test(t, installed_scaled_wrapper_scales_from_installation);
   tcase_add_test(t, unscaled_64bit_counter_is_called_directly);
   suite_add_tcase(s, t);
-  r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(s);
 }

@@ -2,6 +2,7 @@
  * runs each test in its own process, so each one makes the first call. */
 #include <config.h>
 #include <check.h>
+#include "check-run.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,8 +156,6 @@ int main(void)
 {
   Suite *s = suite_create("api");
   TCase *t = tcase_create("public");
-  SRunner *r;
-  int failed;
   unsetenv("CPUCYCLES_COUNTER");
   tcase_set_timeout(t, 60);
   tcase_add_test(t, version_is_the_package_version);
@@ -169,9 +168,5 @@ int main(void)
   tcase_add_test(t, tracesetup_prints_a_line_per_counter);
   tcase_add_test(t, threads_racing_into_first_call);
   suite_add_tcase(s, t);
-  r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(s);
 }

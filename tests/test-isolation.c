@@ -14,6 +14,7 @@
  * Check runs each test in its own process, so each makes the first call. */
 #include <config.h>
 #include <check.h>
+#include "check-run.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -514,8 +515,6 @@ int main(void)
 {
   Suite *s = suite_create("isolation");
   TCase *t = tcase_create("never");
-  SRunner *r;
-  int failed;
 
   unsetenv("CPUCYCLES_COUNTER");
   tcase_set_timeout(t, 120);
@@ -526,9 +525,5 @@ int main(void)
   tcase_add_test(t, only_its_own_variables_never_path);
   tcase_add_test(t, no_process_no_inheritable_descriptor);
   suite_add_tcase(s, t);
-  r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(s);
 }

@@ -14,6 +14,7 @@
 #endif
 
 #include <check.h>
+#include "check-run.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -494,11 +495,5 @@ static Suite *persecond_suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(persecond_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(persecond_suite());
 }

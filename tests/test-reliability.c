@@ -17,6 +17,7 @@
  * that mode instead of the suite (see helper_main). */
 #include <config.h>
 #include <check.h>
+#include "check-run.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -635,8 +636,6 @@ int main(int argc, char **argv)
 {
   Suite *s;
   TCase *t;
-  SRunner *r;
-  int failed;
 
   if (argc > 1) return helper_main(argv[1]);
   unsetenv("CPUCYCLES_COUNTER");
@@ -657,9 +656,5 @@ int main(int argc, char **argv)
   tcase_add_test(t, descriptors_of_named_perfpmc);
   tcase_add_test(t, hot_path_from_signal_handlers);
   suite_add_tcase(s, t);
-  r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(s);
 }

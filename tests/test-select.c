@@ -1,6 +1,7 @@
 /* The probe as pure logic, fed fake counters (tests/fake-counters.c). */
 #include <config.h>
 #include <check.h>
+#include "check-run.h"
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,10 +366,5 @@ static Suite *select_suite(void)
 
 int main(void)
 {
-  SRunner *r = srunner_create(select_suite());
-  int failed;
-  srunner_run_all(r, CK_NORMAL);
-  failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(select_suite());
 }

@@ -2,6 +2,7 @@
  * signal handlers and mask are left as they were. */
 #include <config.h>
 #include <check.h>
+#include "check-run.h"
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,17 +116,11 @@ int main(void)
 {
   Suite *s = suite_create("works");
   TCase *t = tcase_create("crash signals");
-  SRunner *r;
-  int failed;
   tcase_add_test(t, normal_function_works);
   tcase_add_test(t, each_crash_signal_is_caught);
   tcase_add_test(t, real_fault_is_caught);
   tcase_add_test(t, handlers_restored);
   tcase_add_test(t, mask_restored_and_blocked_fault_still_caught);
   suite_add_tcase(s, t);
-  r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(s);
 }
