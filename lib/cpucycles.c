@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "adapters.h"
+#include "perf.h"
 #include "persecond.h"
 #include "select.h"
 
@@ -93,6 +94,10 @@ static void initialise(void)
   pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
   pthread_mutex_lock(&probing);
   persecond = cpucycles_persecond_estimate("", environment("cpucyclespersecond"));
+#ifdef CPUCYCLES_PERF_AVAILABLE
+  /* a thread refused its own perf event counts clock time in cycles */
+  cpucycles_perf_set_persecond(persecond);
+#endif
   cpucycles_select(cpucycles_counter_table, cpucycles_counter_count, persecond,
                    environment("CPUCYCLES_COUNTER"), tracing ? trace_line : 0,
                    &choice);

@@ -227,12 +227,24 @@ int cpucycles_perf_read_fd(int fd, long long *out)
   return 0;
 }
 
+static long long fallback_persecond = 1000000000LL;
+
+void cpucycles_perf_set_persecond(long long persecond)
+{
+  if (persecond > 0)
+    __atomic_store_n(&fallback_persecond, persecond, __ATOMIC_RELEASE);
+}
+
 long long cpucycles_perf_fallback(void)
 {
+  long long persecond = __atomic_load_n(&fallback_persecond, __ATOMIC_ACQUIRE);
   struct timespec t;
 
   if (clock_gettime(CLOCK_MONOTONIC, &t) != 0) return 0;
-  return (long long) t.tv_sec * 1000000000LL + t.tv_nsec;
+  /* seconds times persecond stays below 2^63 for centuries of uptime; the
+   * nanoseconds part goes through a double, exact to far below a cycle */
+  return (long long) t.tv_sec * persecond
+         + (long long) ((double) t.tv_nsec * (double) persecond / 1e9);
 }
 
 long long cpucycles_perf_read(struct cpucycles_perf_event *ev,

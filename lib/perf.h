@@ -100,9 +100,15 @@ void cpucycles_perf_atfork_child(struct cpucycles_perf_event *ev);
  * or -1. */
 int cpucycles_perf_read_fd(int fd, long long *out);
 
-/* What a thread without an event reads: CLOCK_MONOTONIC in nanoseconds.
- * Monotone and never garbage, but nanoseconds, not cycles. */
+/* What a thread without an event reads: CLOCK_MONOTONIC scaled to cycles
+ * by the CPU frequency estimate given to cpucycles_perf_set_persecond()
+ * (nanoseconds until then).  Monotone and in the same unit as the other
+ * threads' counts, though only as precise as the clock. */
 long long cpucycles_perf_fallback(void);
+
+/* The CPU frequency estimate for cpucycles_perf_fallback(); the library
+ * sets it once, before the probe. */
+void cpucycles_perf_set_persecond(long long persecond);
 
 struct counter_info;
 

@@ -759,6 +759,23 @@ START_TEST(thread_without_event_reads_monotone_fallback)
 }
 END_TEST
 
+START_TEST(fallback_counts_cycles_at_the_estimated_rate)
+{
+  struct timespec t0, t1;
+  long long before, after, f;
+  cpucycles_perf_set_persecond(3000000000LL);
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  f = cpucycles_perf_fallback();
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  before = t0.tv_sec * 3000000000LL + t0.tv_nsec * 3;
+  after = t1.tv_sec * 3000000000LL + t1.tv_nsec * 3;
+  ck_assert_int_ge(f, before - 3);
+  ck_assert_int_le(f, after + 3);
+  cpucycles_perf_set_persecond(0); /* ignored: the rate stays */
+  ck_assert_int_ge(cpucycles_perf_fallback(), f);
+}
+END_TEST
+
 /* ---- fork, with real software events ---- */
 
 START_TEST(fork_child_counts_with_its_own_event)
@@ -901,6 +918,7 @@ static Suite *perf_suite(void)
   tc = tcase_create("threads and fork");
   tcase_add_test(tc, thread_opens_its_own_event_closed_at_exit);
   tcase_add_test(tc, thread_without_event_reads_monotone_fallback);
+  tcase_add_test(tc, fallback_counts_cycles_at_the_estimated_rate);
   tcase_add_test(tc, fork_child_counts_with_its_own_event);
   suite_add_tcase(s, tc);
 
