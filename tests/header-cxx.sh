@@ -1,0 +1,38 @@
+#!/bin/sh
+# The public header works from C++: it compiles, and the program links
+# against the library (a missing extern "C" would leave mangled names).
+CXX=${CXX:-c++}
+if ! command -v "$CXX" >/dev/null 2>&1; then
+  echo "SKIP: no C++ compiler ($CXX)"
+  exit 77
+fi
+top_srcdir="${srcdir:-.}/.."
+lib="${top_builddir:-.}/lib/.libs/libcpucycles.a"
+if [ ! -f "$lib" ]; then
+  echo "SKIP: no static library built ($lib)"
+  exit 77
+fi
+work=$(mktemp -d) || exit 1
+trap 'rm -rf "$work"' EXIT
+cat > "$work/client.cc" <<'CXXEOF'
+#include <cpucycles.h>
+#include <cstdio>
+int main()
+{
+  long long t0 = cpucycles();
+  long long t1 = cpucycles();
+  std::printf("%s %s %lld %lld\n", cpucycles_version(), cpucycles_implementation(),
+              cpucycles_persecond(), t1 - t0);
+  return t1 >= t0 ? 0 : 1;
+}
+CXXEOF
+if ! "$CXX" -Wall -Wextra -Werror -I"$top_srcdir/include" "$work/client.cc" "$lib" \
+     -lpthread -o "$work/client"; then
+  echo "FAIL: a C++ client does not build against cpucycles.h"
+  exit 1
+fi
+if ! "$work/client"; then
+  echo "FAIL: the C++ client did not run"
+  exit 1
+fi
+echo "PASS: cpucycles.h from C++"
