@@ -767,8 +767,8 @@ START_TEST(fallback_counts_cycles_at_the_estimated_rate)
   clock_gettime(CLOCK_MONOTONIC, &t0);
   f = cpucycles_perf_fallback();
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  before = t0.tv_sec * 3000000000LL + t0.tv_nsec * 3;
-  after = t1.tv_sec * 3000000000LL + t1.tv_nsec * 3;
+  before = t0.tv_sec * 3000000000LL + (long long) t0.tv_nsec * 3;
+  after = t1.tv_sec * 3000000000LL + (long long) t1.tv_nsec * 3;
   ck_assert_int_ge(f, before - 3);
   ck_assert_int_le(f, after + 3);
   cpucycles_perf_set_persecond(0); /* ignored: the rate stays */
