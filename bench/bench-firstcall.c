@@ -61,7 +61,10 @@ static int hide_cpuinfo_frequency(void)
   return 0;
 }
 
+/* What a child reports besides its cost.  The parent never calls the
+ * library: its children must each make a true first call. */
 static long long child_persecond;
+static char child_implementation[64];
 
 /* One fresh process: the cost of its first call, or -1. */
 static double first_call(int hide)
@@ -69,6 +72,7 @@ static double first_call(int hide)
   int p[2];
   double cost = -1;
   long long persecond = 0;
+  char implementation[64];
   pid_t pid;
   if (pipe(p) != 0) return -1;
   pid = fork();
@@ -80,13 +84,18 @@ static double first_call(int hide)
     end = usec_now();
     cost = end - start;
     persecond = cpucycles_persecond();
+    memset(implementation, 0, sizeof implementation);
+    strncpy(implementation, cpucycles_implementation(), sizeof implementation - 1);
     if (write(p[1], &cost, sizeof cost) != sizeof cost) _exit(1);
     if (write(p[1], &persecond, sizeof persecond) != sizeof persecond) _exit(1);
+    if (write(p[1], implementation, sizeof implementation) != sizeof implementation) _exit(1);
     _exit(0);
   }
   close(p[1]);
   if (read(p[0], &cost, sizeof cost) != sizeof cost) cost = -1;
   if (read(p[0], &persecond, sizeof persecond) == sizeof persecond) child_persecond = persecond;
+  if (read(p[0], implementation, sizeof implementation) == sizeof implementation)
+    memcpy(child_implementation, implementation, sizeof implementation);
   close(p[0]);
   waitpid(pid, 0, 0);
   return cost;
@@ -116,7 +125,7 @@ int main(int argc, char **argv)
             hide ? " (--no-cpuinfo-frequency needs root and mount namespaces)" : "");
     return 1;
   }
-  chosen = cpucycles_implementation(); /* this process's own probe */
+  chosen = child_implementation;
   setenv("CPUCYCLES_COUNTER", chosen, 1);
   single = median_first_call(hide);
   unsetenv("CPUCYCLES_COUNTER");
