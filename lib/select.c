@@ -104,16 +104,29 @@ static void trial_run(void *arg)
   t->precision = (long long) ((double) step * t->scaling + 0.5) + penalty;
 }
 
-/* Precision of one counter in cycles, or -1 when it is dropped. */
-static long long probe(struct trial *t, long long persecond, long long cutoff)
+/* Precision of table[n] in cycles, or -1 when it is dropped; traced when
+ * trace is not NULL. */
+static long long probe(struct trial *t, const struct counter *const *table, int n,
+                       long long persecond, long long cutoff, select_trace_fn *trace)
 {
+  t->counter = table[n];
   memset(&t->info, 0, sizeof t->info);
   t->persecond = persecond;
   t->cutoff = cutoff;
   t->scaling = 0;
   t->precision = -1;
-  if (cpucycles_works(trial_run, t) != 0) t->precision = -1;
+  /* trial_run sets the precision last: a crash anywhere leaves it -1 */
+  cpucycles_works(trial_run, t);
+  if (trace) trace(n, t->counter->name, t->precision, t->scaling, t->info.only32);
   return t->precision;
+}
+
+static void take(struct choice *best, const struct trial *t)
+{
+  best->counter = t->counter;
+  best->info = t->info;
+  best->scaling = t->scaling;
+  best->precision = t->precision;
 }
 
 static void release(const struct counter *c)
@@ -149,15 +162,8 @@ int cpucycles_select(const struct counter *const *table, int count,
   if (name) {
     i = find(table, count, name);
     if (i >= 0) {
-      long long precision;
-      t.counter = table[i];
-      precision = probe(&t, persecond, -1);
-      if (trace) trace(i, t.counter->name, precision, t.scaling, t.info.only32);
-      if (precision >= 0) {
-        best->counter = t.counter;
-        best->info = t.info;
-        best->scaling = t.scaling;
-        best->precision = precision;
+      if (probe(&t, table, i, persecond, -1, trace) >= 0) {
+        take(best, &t);
         return i;
       }
       release(t.counter);
@@ -165,19 +171,14 @@ int cpucycles_select(const struct counter *const *table, int count,
   }
 
   for (i = 0; i < count; i++) {
-    long long precision;
-    t.counter = table[i];
     /* When tracing, every counter is measured so that every line has its
      * precision; the choice is the same either way. */
-    precision = probe(&t, persecond, trace || chosen < 0 ? -1 : best->precision);
-    if (trace) trace(i, t.counter->name, precision, t.scaling, t.info.only32);
+    long long precision = probe(&t, table, i, persecond,
+                                trace || chosen < 0 ? -1 : best->precision, trace);
     if (precision >= 0 && (chosen < 0 || precision < best->precision)) {
       if (chosen >= 0) release(table[chosen]);
       chosen = i;
-      best->counter = t.counter;
-      best->info = t.info;
-      best->scaling = t.scaling;
-      best->precision = precision;
+      take(best, &t);
     } else {
       release(t.counter);
     }
