@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -253,7 +254,7 @@ START_TEST(no_heap_in_first_call_and_hot_path)
   counting = 1;
   all_entry_points(&r);
   pthread_barrier_wait(&go);
-  while (!__atomic_load_n(&other_thread_done, __ATOMIC_ACQUIRE)) {}
+  while (!__atomic_load_n(&other_thread_done, __ATOMIC_ACQUIRE)) sched_yield();
   counting = 0;
   seen = __atomic_load_n(&allocations, __ATOMIC_RELAXED);
   pthread_barrier_wait(&go); /* now it may exit */

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -365,7 +366,10 @@ static void *first_call(void *arg)
 
 /* Waits until the probe in the other thread has replaced the caller's
  * SIGSEGV handler (cpucycles_works is running), or the first call is over,
- * or a round-dependent pause for the rounds that do not spin. */
+ * or a round-dependent pause for the rounds that do not spin.  The spin
+ * yields: valgrind runs one thread at a time and emulates sigaction()
+ * without leaving the running thread, so a bare spin starves the probing
+ * thread (a minute per run of this test there, against its time limit). */
 static void wait_for_probe(int round)
 {
   if (round % 2 == 0) {
@@ -373,6 +377,7 @@ static void wait_for_probe(int round)
     do {
       sigaction(SIGSEGV, 0, &now);
       if (now.sa_sigaction != user_action && now.sa_handler != user_handler) return;
+      sched_yield();
     } while (!__atomic_load_n(&first_call_done, __ATOMIC_ACQUIRE));
   } else {
     struct timespec pause = { 0, (long) (round % 40) * 10000L }; /* 0..0.4 ms */
@@ -414,7 +419,7 @@ START_TEST(fork_during_another_threads_first_call)
       if (pid < 0) _exit(3);
       if (pid == 0) _exit(child_checks(0, 0, &expected));
       while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-      while (!__atomic_load_n(&first_call_done, __ATOMIC_ACQUIRE)) {}
+      while (!__atomic_load_n(&first_call_done, __ATOMIC_ACQUIRE)) sched_yield();
       if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) _exit(CHILD_HUNG);
       if (!WIFEXITED(status)) _exit(4);
       _exit(WEXITSTATUS(status));
