@@ -25,10 +25,17 @@ long long cpucycles_penalty_of(enum counter_kind kind)
   return 200;
 }
 
-/* persecond/frequency is close to k/2^j for an integer k >= 1 and j <= 4,
- * within 0.2% of the ratio.  The tolerance absorbs the error of a frequency
- * estimate read from /proc/cpuinfo (a few MHz on GHz) while still rejecting
- * a counter whose frequency has no simple relation to the core's. */
+/* persecond/frequency is close to k/2^j for an integer k >= 1 and j <= 4:
+ * x = ratio * 2^j lies within 0.2% of x of an integer, and never farther
+ * than 0.2 from it.  The 0.2% absorbs the error of a frequency estimate
+ * (a few MHz on GHz).  The cap of 0.2 (libcpucycles' tolerance for its
+ * measured multipliers) keeps the test meaningful for large ratios: 0.2% of
+ * an x past 250 would exceed half the distance between integers, and then
+ * every ratio would fit, 800 MHz (an idle frequency sample) over a 24 MHz
+ * timer included.  With the cap, at most 40% of ratios pass at each j. */
+#define RATIO_RELATIVE_TOLERANCE 0.002
+#define RATIO_ABSOLUTE_TOLERANCE 0.2
+
 static int ratio_fits(double ratio)
 {
   double denominator;
@@ -36,8 +43,10 @@ static int ratio_fits(double ratio)
     double x = ratio * denominator;
     double nearest = (double) (long long) (x + 0.5);
     double error = x - nearest;
+    double tolerance = RATIO_RELATIVE_TOLERANCE * x;
+    if (tolerance > RATIO_ABSOLUTE_TOLERANCE) tolerance = RATIO_ABSOLUTE_TOLERANCE;
     if (error < 0) error = -error;
-    if (nearest >= 1 && error <= 0.002 * x) return 1;
+    if (nearest >= 1 && error <= tolerance) return 1;
   }
   return 0;
 }

@@ -147,7 +147,7 @@ END_TEST
 START_TEST(scaled_counter_must_fit_frequency)
 {
   struct choice c;
-  /* 2.4 GHz over 1 GHz is 2.4: no k/2^j (j <= 4) within 0.2% */
+  /* 2.4 GHz over 1 GHz is 2.4: no k/2^j (j <= 4) close to it */
   fakes[0].info.kind = COUNTER_OFFCORE;
   fakes[0].info.frequency = 1000000000LL;
   /* the same mismatch is accepted for an OS clock */
@@ -184,6 +184,18 @@ START_TEST(scaling_ratio_rules)
   ck_assert(cpucycles_scaling_of(&i, 1001000000LL) > 0);       /* 0.1% off */
   ck_assert(cpucycles_scaling_of(&i, 1010000000LL) < 0);       /* 1% off */
   ck_assert(cpucycles_scaling_of(&i, 100000000LL) < 0);        /* ratio 0.1 */
+  /* Large ratios: the timers of arm64 and the like tick at tens of MHz. */
+  i.frequency = 24000000;
+  ck_assert(cpucycles_scaling_of(&i, 2399987654LL) > 99.99);  /* the default estimate */
+  ck_assert(cpucycles_scaling_of(&i, 3204000000LL) > 133.49); /* 267/2 */
+  ck_assert(cpucycles_scaling_of(&i, 800000000LL) < 0);       /* 33.33: an idle sample */
+  ck_assert(cpucycles_scaling_of(&i, 2000000000LL) < 0);      /* 83.33 */
+  i.frequency = 19200000;
+  ck_assert(cpucycles_scaling_of(&i, 2399987654LL) > 124.99);
+  ck_assert(cpucycles_scaling_of(&i, 1024000000LL) < 0);      /* 53.33 */
+  i.frequency = 25000000;
+  ck_assert(cpucycles_scaling_of(&i, 2399987654LL) > 95.99);
+  ck_assert(cpucycles_scaling_of(&i, 2408250000LL) < 0);      /* 96.33 */
   i.kind = COUNTER_OSCLOCK;
   ck_assert(cpucycles_scaling_of(&i, 1010000000LL) > 1.0);
   i.frequency = -5;
