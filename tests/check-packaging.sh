@@ -46,7 +46,9 @@ wanted() { [ "$only" = "  " ] || [[ $only == *" $1 "* ]]; }
 pass() { echo "PASS: $1"; passed=$((passed + 1)); }
 fail() { echo "FAIL: $1${2:+ ($2)}"; failed=$((failed + 1)); }
 
-# Runs "$@" with its output in $work/NAME.log; shows the tail on failure.
+# Runs "$@" with its output in $work/NAME.log; on failure shows its tail
+# and, when make check failed somewhere in the work directory, the logs of
+# the failing tests (automake's test-suite.log carries them).
 logged() {
   local name=$1; shift
   if "$@" > "$work/$name.log" 2>&1; then
@@ -54,7 +56,20 @@ logged() {
   fi
   echo "--- last lines of $name.log:"
   tail -n 40 "$work/$name.log" | sed "s/^/    | /"
+  show_failed_tests "$work/$name.log"
   return 1
+}
+
+# The test-suite.log files in the work directory written since LOG's step
+# began that record a failure, at most 150 lines each.
+show_failed_tests() {
+  local f
+  find "$work" -name test-suite.log -newer "$work/.step-start" 2>/dev/null |
+  while read -r f; do
+    grep -qE '^# (FAIL|ERROR): *[1-9]' "$f" || continue
+    echo "--- $f:"
+    head -n 150 "$f" | sed "s/^/    | /"
+  done
 }
 
 # ensure COMMAND PACKAGE: install PACKAGE when COMMAND is missing.
@@ -339,6 +354,7 @@ step_rpmbuild() {
 run() {  # run STEP FUNCTION
   wanted "$1" || return 0
   local t0=$SECONDS
+  touch "$work/.step-start"
   echo "== $1"
   if "$2"; then pass "$1 ($((SECONDS - t0))s)"; else fail "$1" "$((SECONDS - t0))s"; fi
 }
