@@ -25,6 +25,16 @@
 
 #define RUNS 41
 
+/* The issues' targets, for the report (never asserted: machines are
+ * shared and noisy). */
+#if defined(__x86_64__)
+#define TARGET " (target <= 250 us on x86-64)"
+#elif defined(__aarch64__)
+#define TARGET " (target <= 20000 us under qemu-user)"
+#else
+#define TARGET ""
+#endif
+
 static double usec_now(void)
 {
   struct timespec t;
@@ -130,8 +140,8 @@ int main(int argc, char **argv)
   single = median_first_call(hide);
   unsetenv("CPUCYCLES_COUNTER");
 
-  printf("first call%s: median %.1f us over %d fresh processes (target <= 250 us on x86-64)\n",
-         hide ? " without cpuinfo frequency" : "", full, RUNS);
+  printf("first call%s: median %.1f us over %d fresh processes%s\n",
+         hide ? " without cpuinfo frequency" : "", full, RUNS, TARGET);
   printf("baseline, first call with CPUCYCLES_COUNTER=%s: median %.1f us\n", chosen, single);
   if (single > 0) printf("ratio %.2f\n", full / single);
   printf("persecond in the children %lld, implementation %s\n", child_persecond, chosen);

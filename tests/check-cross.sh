@@ -15,10 +15,13 @@
 #    reported as SKIP, not built;
 #  - configures out of tree with --host=TRIPLET --disable-shared (static: no
 #    libtool wrapper scripts to run under qemu), builds the library,
-#    cpucycles-info, tests/cross/cross-smoke.c and the Check programs;
+#    cpucycles-info, tests/cross/cross-smoke.c, bench/bench-firstcall and
+#    the Check programs;
 #  - runs each program under qemu-ARCH with the triplet's libc
 #    (/usr/TRIPLET) and reports PASS/FAIL/SKIP per program.
-# A test is one program run (cross-smoke, cpucycles-info, each Check
+# bench-firstcall's figure (the first call's cost under emulation) is
+# reported, never judged.
+# A test is one program run (cross-smoke, cpucycles-info, bench-firstcall, each Check
 # program).  The last line is "N passed, N failed"; the exit status is
 # nonzero when anything failed.
 #
@@ -216,6 +219,7 @@ run_triplet() {
     run_one "$t" "$q" cross-smoke "$dir/cross-smoke"
   fi
   run_one "$t" "$q" cpucycles-info "$dir/src/cpucycles-info"
+  run_bench "$t" "$q"
 
   if [ $have_check = no ]; then
     for prog in $CHECK_PROGRAMS; do result "$t" "$prog" SKIP "no Check library for ${arch:-$t} in Debian"; done
@@ -262,6 +266,24 @@ run_one() {
   if [ $verdict = FAIL ]; then
     [ $status -ne 0 ] && echo "exit status $status"
     show_log "$log"
+  fi
+}
+
+# The first-call benchmark under qemu: a figure for the report (issue
+# target for aarch64: at most 20 ms), never a timed verdict.  It passes
+# when it builds and runs.
+run_bench() {
+  local t=$1 q=$2 dir=$build/$1 log=$build/$1/bench-firstcall.log figure
+  if ! make -C "$dir" bench/bench-firstcall > "$dir/bench-build.log" 2>&1; then
+    result "$t" bench-firstcall FAIL "does not build"; show_log "$dir/bench-build.log"; return
+  fi
+  if (cd "$dir" && timeout "$PROGRAM_TIMEOUT" "$q" bench/bench-firstcall) > "$log" 2>&1; then
+    figure=$(sed -n 's/^first call: median \([0-9.]*\) us.*/\1 us/p' "$log")
+    figure="$figure, baseline $(sed -n 's/^baseline.*: median \([0-9.]*\) us/\1 us/p' "$log")"
+    result "$t" bench-firstcall PASS "first call $figure"
+    sed "s/^/$t bench: /" "$log"
+  else
+    result "$t" bench-firstcall FAIL; show_log "$log"
   fi
 }
 
