@@ -9,8 +9,9 @@
  * base * mul / div, believed only between 1 MHz and 10 GHz.
  *
  * Written from the LoongArch reference manual and Linux's
- * arch/loongarch/kernel/time.c: Debian 12 has no LoongArch cross compiler,
- * so this file has not been compiled or run here (doc/counters.md). */
+ * arch/loongarch/kernel/time.c.  Debian 12 has no LoongArch gcc or C
+ * library: tests/check-cross.sh compiles this file alone with clang 19 and
+ * runs it under qemu-loongarch64 (doc/counters.md); not run on hardware. */
 #if !defined(__loongarch__) || !defined(__loongarch64)
 #error "loong64-rdtime needs a 64-bit LoongArch CPU"
 #endif
