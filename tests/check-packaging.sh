@@ -56,12 +56,13 @@ logged() {
   fi
   echo "--- last lines of $name.log:"
   tail -n 40 "$work/$name.log" | sed "s/^/    | /"
-  show_failed_tests "$work/$name.log"
+  show_failed_tests
   return 1
 }
 
-# The test-suite.log files in the work directory written since LOG's step
-# began that record a failure, at most 150 lines each.
+# The test-suite.log files in the work directory written since the
+# current step began (run() marks it) that record a failure, at most 150
+# lines each.
 show_failed_tests() {
   local f
   find "$work" -name test-suite.log -newer "$work/.step-start" 2>/dev/null |
