@@ -10,9 +10,27 @@
 #include <unistd.h>
 #include "cpucycles.h"
 
-START_TEST(version_is_the_package_version)
+/* A release date, YYYYMMDD, as every libcpucycles release has returned:
+ * scripts compare it as a number and check for eight digits. */
+START_TEST(version_is_the_release_date)
 {
-  ck_assert_str_eq(cpucycles_version(), PACKAGE_VERSION);
+  const char *v = cpucycles_version();
+  long year, month, day;
+  int i;
+
+  ck_assert_str_eq(v, PACKAGE_VERSION);
+  ck_assert_uint_eq(strlen(v), 8);
+  for (i = 0; i < 8; i++) ck_assert_msg(v[i] >= '0' && v[i] <= '9', "version %s", v);
+  year = strtol(v, 0, 10) / 10000;
+  month = strtol(v, 0, 10) / 100 % 100;
+  day = strtol(v, 0, 10) % 100;
+  /* after the original's 20260105, which ours succeeds */
+  ck_assert_int_ge(strtol(v, 0, 10), 20260105);
+  ck_assert_int_ge(year, 2026);
+  ck_assert_int_ge(month, 1);
+  ck_assert_int_le(month, 12);
+  ck_assert_int_ge(day, 1);
+  ck_assert_int_le(day, 31);
 }
 END_TEST
 
@@ -158,7 +176,7 @@ int main(void)
   TCase *t = tcase_create("public");
   unsetenv("CPUCYCLES_COUNTER");
   tcase_set_timeout(t, 60);
-  tcase_add_test(t, version_is_the_package_version);
+  tcase_add_test(t, version_is_the_release_date);
   tcase_add_test(t, selected_counter_is_monotonic);
   tcase_add_test(t, persecond_is_plausible);
   tcase_add_test(t, implementation_is_stable);
