@@ -28,6 +28,11 @@ struct counter_info {
   long long frequency;
   /* Only the low 32 bits move; the library extends them to 64 bits. */
   int only32;
+  /* The frequency is architectural (a manual's constant, CPUID's
+   * invariant-TSC leaf), not a timer whose rate must be a small fraction
+   * of the CPU's: scaled by persecond/frequency whatever the ratio, never
+   * dropped by the k/2^j test (OS clocks are treated so by their kind). */
+  int frequency_exact;
 };
 
 struct counter {

@@ -41,11 +41,16 @@ static const char *environment(const char *name)
 #endif
 }
 
-/* Written with write(2) from a stack buffer: stdio would allocate. */
+/* libcpucycles prints its trace with stdio, so the lines come in order
+ * with whatever the caller printed before its first call.  Ours flush the
+ * caller's stdout first and are then written with write(2) from a stack
+ * buffer, which gives the same order without letting stdio allocate a
+ * buffer for stdout when the caller has not printed yet. */
 static void trace_line(int n, const char *name, long long precision,
                        double scaling, int only32)
 {
   char line[256];
+  fflush(stdout);
   int len = snprintf(line, sizeof line,
                      "cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n",
                      n, name, precision, scaling, only32);

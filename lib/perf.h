@@ -1,5 +1,5 @@
-/* perf.h: what the perf_event counters (amd64-perfpmc, amd64-pmcff,
- * arm64-perfpmc, riscv64-perfpmc, default-perfevent) share.  See
+/* perf.h: what the perf_event counters (amd64-perfpmc, amd64-perfpmcff,
+ * arm64-perfpmc, riscv64-perfrdcycle, default-perfevent) share.  See
  * doc/perf-counters.md.
  *
  * A perf cycles event opened with perf_event_open(pid 0, cpu -1) counts the

@@ -57,7 +57,8 @@ double cpucycles_scaling_of(const struct counter_info *info, long long persecond
   if (info->frequency == 0) return 1.0;
   if (info->frequency < 0 || persecond <= 0) return -1;
   ratio = (double) persecond / (double) info->frequency;
-  if (info->kind != COUNTER_OSCLOCK && !ratio_fits(ratio)) return -1;
+  if (info->kind != COUNTER_OSCLOCK && !info->frequency_exact && !ratio_fits(ratio))
+    return -1;
   return ratio;
 }
 
@@ -126,7 +127,9 @@ static long long probe(struct trial *t, const struct counter *const *table, int 
   t->precision = -1;
   /* trial_run sets the precision last: a crash anywhere leaves it -1 */
   cpucycles_works(trial_run, t);
-  if (trace) trace(n, t->counter->name, t->precision, t->scaling, t->info.only32);
+  if (trace)
+    trace(n, t->counter->name, t->precision < 0 ? 0 : t->precision,
+          t->scaling > 0 ? t->scaling : 0, t->info.only32);
   return t->precision;
 }
 
@@ -146,14 +149,19 @@ static void release(const struct counter *c)
 static void choose_default_zero(struct choice *best)
 {
   best->counter = &cpucycles_counter_default_zero;
+  memset(&best->info, 0, sizeof best->info);
   cpucycles_counter_default_zero.setup(&best->info);
   best->scaling = 1.0;
   best->precision = -1;
 }
 
+/* The index of the counter called name: count for default-zero, which is
+ * not in the table; -1 for no name or an unknown one. */
 static int find(const struct counter *const *table, int count, const char *name)
 {
   int i;
+  if (!name) return -1;
+  if (strcmp(name, cpucycles_counter_default_zero.name) == 0) return count;
   for (i = 0; i < count; i++)
     if (strcmp(table[i]->name, name) == 0) return i;
   return -1;
@@ -165,18 +173,19 @@ int cpucycles_select(const struct counter *const *table, int count,
 {
   struct trial t;
   int i, chosen = -1;
+  int named = find(table, count, name);
 
   choose_default_zero(best);
 
-  if (name) {
-    i = find(table, count, name);
-    if (i >= 0) {
-      if (probe(&t, table, i, persecond, -1, trace) >= 0) {
-        take(best, &t);
-        return i;
-      }
-      release(t.counter);
+  /* The named counter alone, when nobody asked to see the others. */
+  if (!trace && named == count) return -1;
+  if (!trace && named >= 0) {
+    if (probe(&t, table, named, persecond, -1, 0) >= 0) {
+      take(best, &t);
+      return named;
     }
+    release(t.counter);
+    named = -1;
   }
 
   for (i = 0; i < count; i++) {
@@ -184,13 +193,23 @@ int cpucycles_select(const struct counter *const *table, int count,
      * precision; the choice is the same either way. */
     long long precision = probe(&t, table, i, persecond,
                                 trace || chosen < 0 ? -1 : best->precision, trace);
-    if (precision >= 0 && (chosen < 0 || precision < best->precision)) {
+    /* A working named counter beats every other, and nothing beats it. */
+    int better = precision >= 0
+                 && (chosen < 0 || i == named
+                     || (chosen != named && precision < best->precision));
+    if (better) {
       if (chosen >= 0) release(table[chosen]);
       chosen = i;
       take(best, &t);
     } else {
       release(t.counter);
     }
+  }
+  if (trace) trace(count, cpucycles_counter_default_zero.name, 0, 0, 0);
+  if (named == count && chosen >= 0) {
+    release(table[chosen]);
+    choose_default_zero(best);
+    chosen = -1;
   }
   return chosen;
 }

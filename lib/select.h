@@ -15,15 +15,25 @@ struct choice {
   long long precision;           /* in cycles, penalty included */
 };
 
-/* Called once per counter tried; precision is -1 for a dropped counter. */
+/* Called once per counter of the table, in the table's order, then once
+ * for default-zero (n = count): the values of libcpucycles' trace line.
+ * precision is 0 for a counter that was dropped (libcpucycles' meaning),
+ * scaling is 0 where none was found. */
 typedef void select_trace_fn(int n, const char *name, long long precision,
                              double scaling, int only32);
 
-/* Probe table[0..count-1] and store the best counter in *best.  When name
- * is not NULL and names a counter of the table that works, that counter is
- * chosen without probing the others; otherwise the whole table is probed.
- * Counters not chosen are released.  Returns the index of the chosen
- * counter, or -1 when every counter failed and default-zero was chosen. */
+/* Probe table[0..count-1] and store the best counter in *best.
+ *
+ * When name is "default-zero", default-zero is chosen and nothing is
+ * probed (unless tracing).  When name names a counter of the table that
+ * works, that counter is chosen; without trace the others are not even
+ * probed.  When name is unknown, or its counter fails, the whole table is
+ * probed as if name were NULL.
+ *
+ * With trace, every counter of the table is measured and traced, whatever
+ * name says, and the choice is the same as without.  Counters not chosen
+ * are released.  Returns the index of the chosen counter, or -1 when
+ * default-zero was chosen. */
 int cpucycles_select(const struct counter *const *table, int count,
                      long long persecond, const char *name,
                      select_trace_fn *trace, struct choice *best);

@@ -3,7 +3,8 @@
 # CPUCYCLES_COUNTERS([EXCLUDED])
 #
 # Tries to compile every $srcdir/lib/counters/NAME.c by itself for the host,
-# with the flags of the build.  A counter file refuses (#error) on an ISA or
+# with the flags of the build, in the order of $srcdir/lib/counters/order
+# (the probe's preference order, one reviewable list).  A counter file refuses (#error) on an ISA or
 # OS where it cannot work, and an instruction the assembler does not know
 # fails the same way, so "compiles" is the whole test: no per-triplet table.
 # default-zero is always built and is the library's fallback, not a probed
@@ -12,7 +13,7 @@
 # Outputs:
 #   COUNTER_OBJECTS (AC_SUBST)          lib/counters/NAME.lo for each counter
 #   CPUCYCLES_COUNTER_TABLE (config.h)  COUNTER(NAME_) for each counter, in
-#                                       the probe's order (sorted names)
+#                                       the probe's order (lib/counters/order)
 #   cpucycles_counter_names (shell)     the list, for the summary
 AC_DEFUN([CPUCYCLES_COUNTERS], [
   cpucycles_excluded=`echo "$1" | tr ',' ' '`
@@ -21,8 +22,18 @@ AC_DEFUN([CPUCYCLES_COUNTERS], [
   cpucycles_table=
   cpucycles_save_CPPFLAGS=$CPPFLAGS
   CPPFLAGS="$CPPFLAGS -I$srcdir/lib -I$srcdir/include"
-  for cpucycles_name in `cd "$srcdir/lib/counters" && ls *.c | sed 's/\.c$//' | LC_ALL=C sort`; do
+  cpucycles_order=`sed -e 's/#.*//' -e 's/[[ 	]]*$//' -e '/^$/d' "$srcdir/lib/counters/order"`
+  dnl Every counter file is in the order exactly once, and nothing else is.
+  for cpucycles_name in `cd "$srcdir/lib/counters" && ls *.c | sed 's/\.c$//'`; do
     test "x$cpucycles_name" = xdefault-zero && continue
+    test "`echo "$cpucycles_order" | grep -c -x -F "$cpucycles_name"`" = 1 ||
+      AC_MSG_ERROR([lib/counters/order must list counter $cpucycles_name exactly once])
+  done
+  for cpucycles_name in $cpucycles_order; do
+    test -f "$srcdir/lib/counters/$cpucycles_name.c" && test "x$cpucycles_name" != xdefault-zero ||
+      AC_MSG_ERROR([lib/counters/order names $cpucycles_name, which is not a counter file])
+  done
+  for cpucycles_name in $cpucycles_order; do
     cpucycles_skip=no
     for cpucycles_x in $cpucycles_excluded; do
       test "x$cpucycles_x" = "x$cpucycles_name" && cpucycles_skip=yes

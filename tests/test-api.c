@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "cpucycles.h"
 
@@ -89,12 +90,45 @@ START_TEST(override_with_garbage_probes)
 }
 END_TEST
 
-/* tracesetup: the probe writes one line per compiled-in counter to fd 1. */
+/* CPUCYCLES_COUNTER=default-zero forces default-zero, as documented. */
+START_TEST(override_with_default_zero)
+{
+  setenv("CPUCYCLES_COUNTER", "default-zero", 1);
+  ck_assert_int_eq(cpucycles(), 0);
+  ck_assert_int_eq(cpucycles(), 0);
+  ck_assert_str_eq(cpucycles_implementation(), "default-zero");
+  ck_assert_int_gt(cpucycles_persecond(), 0);
+}
+END_TEST
+
+/* The probe's preference order, lib/counters/order, without comments. */
+static int read_order(char names[][64], int max)
+{
+  const char *dir = getenv("srcdir");
+  char path[4096], line[256];
+  int n = 0;
+  FILE *f;
+  snprintf(path, sizeof path, "%s/../lib/counters/order", dir ? dir : "tests");
+  f = fopen(path, "r");
+  ck_assert_msg(f != 0, "cannot open %s", path);
+  while (n < max && fgets(line, sizeof line, f)) {
+    char name[64];
+    if (line[0] == '#' || sscanf(line, "%63s", name) != 1) continue;
+    strcpy(names[n++], name);
+  }
+  fclose(f);
+  return n;
+}
+
+/* tracesetup: the first call writes libcpucycles' line for every counter
+ * built in, in the preference order of lib/counters/order, numbered from
+ * 0, a dropped counter with precision 0, then default-zero last. */
 START_TEST(tracesetup_prints_a_line_per_counter)
 {
   char path[] = "/tmp/cpucycles-traceXXXXXX";
-  char line[512];
+  char line[512], order[64][64];
   int fd = mkstemp(path), saved = dup(1), lines = 0, chosen_seen = 0;
+  int norder = read_order(order, 64), position = 0, last_was_zero = 0;
   FILE *f;
   ck_assert_int_ge(fd, 0);
   dup2(fd, 1);
@@ -113,7 +147,18 @@ START_TEST(tracesetup_prints_a_line_per_counter)
                             &n, name, &precision, &scaling, &only32), 5);
     ck_assert_int_eq(n, lines);
     ck_assert(only32 == 0 || only32 == 1);
-    ck_assert(precision == -1 || precision > 0);
+    ck_assert_int_ge(precision, 0);
+    ck_assert(scaling >= 0);
+    ck_assert_msg(!last_was_zero, "a line after default-zero: %s", line);
+    if (strcmp(name, "default-zero") == 0) {
+      last_was_zero = 1;
+      ck_assert_int_eq(precision, 0);
+    } else {
+      /* the next name of the preference order that is built in */
+      while (position < norder && strcmp(order[position], name) != 0) position++;
+      ck_assert_msg(position < norder, "%s out of lib/counters/order's order", name);
+      position++;
+    }
     if (strcmp(name, cpucycles_implementation()) == 0) {
       chosen_seen = 1;
       ck_assert_int_gt(precision, 0);
@@ -121,8 +166,56 @@ START_TEST(tracesetup_prints_a_line_per_counter)
     lines++;
   }
   fclose(f);
-  ck_assert_int_ge(lines, 3); /* at least the three default-* clocks */
+  ck_assert_int_ge(lines, 4); /* the default-* clocks and default-zero */
+  ck_assert_int_eq(last_was_zero, 1);
   ck_assert_int_eq(chosen_seen, 1);
+}
+END_TEST
+
+/* A client that prints, then traces, with stdout a pipe (fully buffered):
+ * the lines come out in the order they were written, as with libcpucycles,
+ * which prints its trace with stdio.  The client runs as this program
+ * re-executed with --trace-client, so that stdout is fresh. */
+static int trace_client(void)
+{
+  setvbuf(stdout, 0, _IOFBF, 4096);
+  printf("client before\n");
+  cpucycles_tracesetup();
+  cpucycles();
+  printf("client after\n");
+  return fflush(stdout) == 0 ? 0 : 1;
+}
+
+START_TEST(trace_keeps_order_with_the_callers_stdout)
+{
+  int pipefd[2], status;
+  char out[16384], *before, *first_trace, *after;
+  size_t have = 0;
+  ssize_t r;
+  pid_t pid;
+  ck_assert_int_eq(pipe(pipefd), 0);
+  pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    dup2(pipefd[1], 1);
+    close(pipefd[0]);
+    close(pipefd[1]);
+    execl("/proc/self/exe", "test-api", "--trace-client", (char *) 0);
+    _exit(127);
+  }
+  close(pipefd[1]);
+  while (have < sizeof out - 1 && (r = read(pipefd[0], out + have, sizeof out - 1 - have)) > 0)
+    have += (size_t) r;
+  out[have] = 0;
+  close(pipefd[0]);
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  before = strstr(out, "client before\n");
+  first_trace = strstr(out, "cpucycles tracesetup 0 ");
+  after = strstr(out, "client after\n");
+  ck_assert_msg(before && first_trace && after, "output: %s", out);
+  ck_assert_msg(before < first_trace && first_trace < after, "out of order: %s", out);
+  ck_assert_msg(strstr(after, "cpucycles tracesetup") == 0, "trace after: %s", out);
 }
 END_TEST
 
@@ -170,9 +263,11 @@ START_TEST(threads_racing_into_first_call)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-  Suite *s = suite_create("api");
+  Suite *s;
+  if (argc == 2 && strcmp(argv[1], "--trace-client") == 0) return trace_client();
+  s = suite_create("api");
   TCase *t = tcase_create("public");
   unsetenv("CPUCYCLES_COUNTER");
   tcase_set_timeout(t, 60);
@@ -183,7 +278,9 @@ int main(void)
   tcase_add_test(t, override_names_the_counter);
   tcase_add_test(t, override_with_unknown_name_probes);
   tcase_add_test(t, override_with_garbage_probes);
+  tcase_add_test(t, override_with_default_zero);
   tcase_add_test(t, tracesetup_prints_a_line_per_counter);
+  tcase_add_test(t, trace_keeps_order_with_the_callers_stdout);
   tcase_add_test(t, threads_racing_into_first_call);
   suite_add_tcase(s, t);
   return run_suite(s);

@@ -1,5 +1,5 @@
 /* Tests of lib/perf.c and the perf_event counters (amd64-perfpmc,
- * amd64-pmcff, arm64-perfpmc, riscv64-perfpmc, default-perfevent).
+ * amd64-perfpmcff, arm64-perfpmc, riscv64-perfrdcycle, default-perfevent).
  *
  * Most machines that run the tests (VMs, containers) have no PMU for user
  * space: perf_event_open of hardware cycles fails and rdpmc faults.  So the
@@ -44,7 +44,7 @@ static const struct counter *find_counter(const char *name)
 }
 
 static const char *const perf_counters[] = {
-  "amd64-perfpmc", "amd64-pmcff", "arm64-perfpmc", "riscv64-perfpmc",
+  "amd64-perfpmc", "amd64-perfpmcff", "arm64-perfpmc", "riscv64-perfrdcycle",
   "default-perfevent"
 };
 #define PERF_COUNTERS ((int) (sizeof perf_counters / sizeof perf_counters[0]))
@@ -633,8 +633,8 @@ START_TEST(perfpmc_counters_ask_for_their_config1)
 {
   static const struct { const char *name; unsigned long long config1; }
     want[] = {
-      { "amd64-perfpmc", 0 }, { "amd64-pmcff", 0 },
-      { "arm64-perfpmc", 3 }, { "riscv64-perfpmc", 0 }
+      { "amd64-perfpmc", 0 }, { "amd64-perfpmcff", 0 },
+      { "arm64-perfpmc", 3 }, { "riscv64-perfrdcycle", 0 }
     };
   struct counter_info info;
   int i;
@@ -667,7 +667,7 @@ END_TEST
 
 START_TEST(pmcff_refuses_unless_on_fixed_counter_1)
 {
-  const struct counter *c = find_counter("amd64-pmcff");
+  const struct counter *c = find_counter("amd64-perfpmcff");
   struct counter_info info;
   if (!c) return;
   /* On a general-purpose counter (as on AMD): refused before any rdpmc,

@@ -522,7 +522,7 @@ static void descriptors_after_first_call(const char *override)
   }
   /* Only a perf counter keeps a descriptor: one per thread that read it. */
   if (strstr(cpucycles_implementation(), "perf") == 0
-      && strcmp(cpucycles_implementation(), "amd64-pmcff") != 0)
+      && strcmp(cpucycles_implementation(), "amd64-perfpmcff") != 0)
     ck_assert_msg(added == 0, "%d descriptors left by %s", added,
                   cpucycles_implementation());
   else

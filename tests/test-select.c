@@ -161,6 +161,27 @@ START_TEST(scaled_counter_must_fit_frequency)
 }
 END_TEST
 
+/* A rate the architecture states (s390x's TOD clock, CPUID's invariant
+ * TSC) is scaled whatever the ratio, as libcpucycles does: 5.2 GHz over
+ * 4.096 GHz (a z15) fits no k/2^j, and the counter is kept. */
+START_TEST(exact_frequency_is_scaled_whatever_the_ratio)
+{
+  struct choice c;
+  fakes[0].info.kind = COUNTER_OFFCORE;
+  fakes[0].info.frequency = 4096000000LL;
+  fakes[0].info.frequency_exact = 1;
+  fakes[0].steps[0] = 16;
+  ck_assert_int_eq(cpucycles_select(table, 1, 5200000000LL, 0, 0, &c), 0);
+  ck_assert(c.scaling > 1.2695 && c.scaling < 1.2696);
+  ck_assert_int_eq(c.precision, 20 + 100);  /* 16 ticks x 1.2695, rounded */
+  /* the same timer without the flag is a measured multiplier: dropped */
+  fakes_reset();
+  fakes[0].info.kind = COUNTER_OFFCORE;
+  fakes[0].info.frequency = 4096000000LL;
+  ck_assert_int_eq(cpucycles_select(table, 1, 5200000000LL, 0, 0, &c), -1);
+}
+END_TEST
+
 START_TEST(scaled_counter_that_fits_is_kept)
 {
   struct choice c;
@@ -271,20 +292,25 @@ START_TEST(unknown_name_falls_back_to_probe)
 END_TEST
 
 static int traced;
-static long long traced_precision[FAKE_SLOTS];
-static int traced_only32[FAKE_SLOTS];
+static long long traced_precision[FAKE_SLOTS + 1];
+static double traced_scaling[FAKE_SLOTS + 1];
+static int traced_only32[FAKE_SLOTS + 1];
+static const char *traced_name[FAKE_SLOTS + 1];
 
 static void record(int n, const char *name, long long precision, double scaling,
                    int only32)
 {
-  (void) scaling;
   ck_assert_int_eq(n, traced);
-  ck_assert_str_eq(name, fake_counters[n].name);
+  ck_assert_int_le(n, FAKE_SLOTS);
+  traced_name[n] = name;
   traced_precision[n] = precision;
+  traced_scaling[n] = scaling;
   traced_only32[n] = only32;
   traced++;
 }
 
+/* libcpucycles' trace: every counter in table order, a dropped one with
+ * precision 0 and no scaling, then default-zero last. */
 START_TEST(trace_reports_every_counter)
 {
   struct choice c;
@@ -293,12 +319,79 @@ START_TEST(trace_reports_every_counter)
   fakes[1].steps[0] = 7;
   fakes[2].info.only32 = 1;
   fakes[2].steps[0] = 3;
-  cpucycles_select(table, 3, PERSECOND, 0, record, &c);
-  ck_assert_int_eq(traced, 3);
-  ck_assert_int_eq(traced_precision[0], -1);
+  fakes[3].failure = FAKE_SETUP_REFUSES;
+  ck_assert_int_eq(cpucycles_select(table, 4, PERSECOND, 0, record, &c), 2);
+  ck_assert_int_eq(traced, 5);
+  ck_assert_str_eq(traced_name[0], "fake-0");
+  ck_assert_int_eq(traced_precision[0], 0);
   ck_assert_int_eq(traced_precision[1], 7);
+  ck_assert(traced_scaling[1] == 1.0);
   ck_assert_int_eq(traced_precision[2], 3);
   ck_assert_int_eq(traced_only32[2], 1);
+  ck_assert_int_eq(traced_precision[3], 0);
+  ck_assert(traced_scaling[3] == 0);
+  ck_assert_str_eq(traced_name[4], "default-zero");
+  ck_assert_int_eq(traced_precision[4], 0);
+  ck_assert(traced_scaling[4] == 0);
+  ck_assert_int_eq(traced_only32[4], 0);
+}
+END_TEST
+
+/* A scaled counter dropped by the k/2^j test shows scaling 0, not -1. */
+START_TEST(trace_of_a_misfit_scaled_counter)
+{
+  struct choice c;
+  traced = 0;
+  fakes[0].info.kind = COUNTER_OFFCORE;
+  fakes[0].info.frequency = 1000000000LL;  /* 2.4: no fit */
+  cpucycles_select(table, 1, PERSECOND, 0, record, &c);
+  ck_assert_int_eq(traced, 2);
+  ck_assert_int_eq(traced_precision[0], 0);
+  ck_assert(traced_scaling[0] == 0);
+}
+END_TEST
+
+/* Tracing with a name: every counter is still measured and traced, and
+ * the named one is still the choice, even when another is better. */
+START_TEST(trace_with_a_name_traces_all_and_keeps_the_name)
+{
+  struct choice c;
+  traced = 0;
+  fakes[0].steps[0] = 2;
+  fakes[1].steps[0] = 500;
+  fakes[2].steps[0] = 1;
+  ck_assert_int_eq(cpucycles_select(table, 3, PERSECOND, "fake-1", record, &c), 1);
+  ck_assert_int_eq(traced, 4);
+  ck_assert_int_eq(traced_precision[0], 2);
+  ck_assert_int_eq(traced_precision[1], 500);
+  ck_assert_int_eq(traced_precision[2], 1);
+  ck_assert_str_eq(c.counter->name, "fake-1");
+  ck_assert_int_eq(c.precision, 500);
+  ck_assert_int_eq(fakes[1].releases, 0);
+  ck_assert_int_eq(fakes[0].releases, 1);
+  ck_assert_int_eq(fakes[2].releases, 1);
+}
+END_TEST
+
+/* CPUCYCLES_COUNTER=default-zero forces default-zero: nothing is probed;
+ * with a trace, everything is measured and default-zero still chosen. */
+START_TEST(default_zero_by_name)
+{
+  struct choice c;
+  ck_assert_int_eq(select_among(2, "default-zero", &c), -1);
+  ck_assert_str_eq(c.counter->name, "default-zero");
+  ck_assert_int_eq(fakes[0].setups, 0);
+  ck_assert_int_eq(fakes[1].setups, 0);
+
+  fakes_reset();
+  traced = 0;
+  ck_assert_int_eq(cpucycles_select(table, 2, PERSECOND, "default-zero", record, &c), -1);
+  ck_assert_str_eq(c.counter->name, "default-zero");
+  ck_assert_int_eq(traced, 3);
+  ck_assert_int_eq(traced_precision[0], 1);
+  ck_assert_int_eq(fakes[0].setups, 1);
+  ck_assert_int_eq(fakes[0].releases, 1);
+  ck_assert_int_eq(fakes[1].releases, 1);
 }
 END_TEST
 
@@ -361,6 +454,7 @@ static Suite *select_suite(void)
   tcase_add_test(t, penalties_by_kind);
   tcase_add_test(t, oncore_beats_less_noisy_tsc);
   tcase_add_test(t, scaled_counter_must_fit_frequency);
+  tcase_add_test(t, exact_frequency_is_scaled_whatever_the_ratio);
   tcase_add_test(t, scaled_counter_that_fits_is_kept);
   tcase_add_test(t, scaling_ratio_rules);
   tcase_add_test(t, ties_go_to_the_earlier_counter);
@@ -370,6 +464,9 @@ static Suite *select_suite(void)
   tcase_add_test(t, named_counter_that_fails_falls_back_to_probe);
   tcase_add_test(t, unknown_name_falls_back_to_probe);
   tcase_add_test(t, trace_reports_every_counter);
+  tcase_add_test(t, trace_of_a_misfit_scaled_counter);
+  tcase_add_test(t, trace_with_a_name_traces_all_and_keeps_the_name);
+  tcase_add_test(t, default_zero_by_name);
   tcase_add_test(t, only32_counter_judged_on_low_bits);
   tcase_add_test(t, hopeless_counter_not_sampled_unless_tracing);
   suite_add_tcase(s, t);

@@ -1,13 +1,22 @@
 /* amd64-tsc: the x86-64 time-stamp counter, read with the compiler's
  * __rdtsc() intrinsic.  On current CPUs the TSC ticks at a constant rate
- * (the nominal frequency), not at the core's clock, so it is an off-core
- * counter that the library does not scale. */
+ * (the nominal frequency), not at the core's clock: an off-core counter.
+ * Where CPUID states that rate (invariant TSC and leaf 0x15: Intel since
+ * Skylake), the probe scales the TSC by the CPU frequency estimate over it,
+ * as libcpucycles does, so that cpucycles() estimates core cycles; on
+ * other CPUs (AMD's among them) it is used unscaled, in TSC ticks
+ * (lib/tscfreq.c, doc/counters.md). */
 #if !defined(__x86_64__)
 #error "amd64-tsc needs an x86-64 CPU"
 #endif
 
 #include <x86intrin.h>
 #include "counter.h"
+#include "tscfreq.h"
+
+#ifndef CPUCYCLES_TSCFREQ_AVAILABLE
+#error "amd64-tsc needs lib/tscfreq.c"
+#endif
 
 static long long tsc_read(void)
 {
@@ -17,9 +26,7 @@ static long long tsc_read(void)
 static int tsc_setup(struct counter_info *info)
 {
   tsc_read(); /* faults here when CR4.TSD forbids RDTSC in user mode */
-  info->kind = COUNTER_OFFCORE;
-  info->frequency = 0;
-  info->only32 = 0;
+  cpucycles_tsc_info(info);
   return 0;
 }
 

@@ -5,6 +5,11 @@
 #endif
 
 #include "counter.h"
+#include "tscfreq.h"
+
+#ifndef CPUCYCLES_TSCFREQ_AVAILABLE
+#error "amd64-tscasm needs lib/tscfreq.c"
+#endif
 
 static long long tscasm_read(void)
 {
@@ -16,9 +21,7 @@ static long long tscasm_read(void)
 static int tscasm_setup(struct counter_info *info)
 {
   tscasm_read(); /* faults here when CR4.TSD forbids RDTSC in user mode */
-  info->kind = COUNTER_OFFCORE;
-  info->frequency = 0;
-  info->only32 = 0;
+  cpucycles_tsc_info(info);
   return 0;
 }
 

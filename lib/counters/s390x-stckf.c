@@ -6,10 +6,10 @@
  * frequency estimate over 4.096 GHz.  Unprivileged; STCKF, unlike STCK,
  * does not make the value unique across CPUs, which a timer needs not.
  *
- * Note that the probe keeps a scaled counter only when the CPU frequency
- * estimate is close to k/2^j times its frequency (j <= 4): at 5.2 GHz
- * (z15) the ratio 1.2695 is not, and the probe drops this counter for
- * default-perfevent or default-monotonic (doc/counters.md). */
+ * The rate is the architecture's (z/Architecture Principles of Operation,
+ * "TOD Clock"), not a timer's that must be a small fraction of the CPU
+ * clock: the probe scales it whatever the ratio (5.2 GHz over 4.096 GHz on
+ * a z15) and does not apply its k/2^j test, as libcpucycles does. */
 #if !defined(__s390x__)
 #error "s390x-stckf needs a 64-bit z/Architecture CPU"
 #endif
@@ -30,6 +30,7 @@ static int stckf_setup(struct counter_info *info)
   stckf_read(); /* SIGILL here on a machine without store-clock-fast */
   info->kind = COUNTER_OFFCORE;
   info->frequency = TOD_UNITS_PER_SECOND;
+  info->frequency_exact = 1;
   info->only32 = 0;
   return 0;
 }

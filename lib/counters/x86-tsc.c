@@ -1,14 +1,20 @@
 /* x86-tsc: the time-stamp counter of a 32-bit x86 CPU, read with the
  * compiler's __rdtsc() intrinsic.  As for amd64-tsc: on current CPUs the
- * TSC ticks at a constant (nominal) rate, not at the core's clock, so it is
- * an off-core counter, used unscaled.  (On CPUs before the invariant TSC,
- * Pentium to Core 2 era, it did count core cycles.) */
+ * TSC ticks at a constant (nominal) rate, not at the core's clock: an
+ * off-core counter, scaled where CPUID states its rate and unscaled
+ * otherwise.  (On CPUs before the invariant TSC, Pentium to Core 2 era, it
+ * did count core cycles.) */
 #if !defined(__i386__)
 #error "x86-tsc needs a 32-bit x86 CPU"
 #endif
 
 #include <x86intrin.h>
 #include "counter.h"
+#include "tscfreq.h"
+
+#ifndef CPUCYCLES_TSCFREQ_AVAILABLE
+#error "x86-tsc needs lib/tscfreq.c"
+#endif
 
 static long long tsc_read(void)
 {
@@ -18,9 +24,7 @@ static long long tsc_read(void)
 static int tsc_setup(struct counter_info *info)
 {
   tsc_read(); /* faults here on a CPU without RDTSC or when CR4.TSD is set */
-  info->kind = COUNTER_OFFCORE;
-  info->frequency = 0;
-  info->only32 = 0;
+  cpucycles_tsc_info(info);
   return 0;
 }
 

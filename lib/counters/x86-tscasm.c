@@ -6,6 +6,11 @@
 #endif
 
 #include "counter.h"
+#include "tscfreq.h"
+
+#ifndef CPUCYCLES_TSCFREQ_AVAILABLE
+#error "x86-tscasm needs lib/tscfreq.c"
+#endif
 
 static long long tscasm_read(void)
 {
@@ -17,9 +22,7 @@ static long long tscasm_read(void)
 static int tscasm_setup(struct counter_info *info)
 {
   tscasm_read(); /* faults here on a CPU without RDTSC or when CR4.TSD is set */
-  info->kind = COUNTER_OFFCORE;
-  info->frequency = 0;
-  info->only32 = 0;
+  cpucycles_tsc_info(info);
   return 0;
 }
 

@@ -1,5 +1,10 @@
-/* riscv64-perfpmc: the calling thread's CPU cycles from a Linux perf_event
- * (PERF_COUNT_HW_CPU_CYCLES, user mode only), read without a system call:
+/* riscv64-perfrdcycle: the calling thread's CPU cycles from a Linux perf_event
+ * (PERF_COUNT_HW_CPU_CYCLES, user mode only), read without a system call.
+ * The name is libcpucycles': a cycles event held open so that the kernel
+ * lets the thread read the cycle CSR.  Where libcpucycles then executes
+ * rdcycle itself (the core's free-running count, every process's cycles),
+ * this counter reads what the event's page says, so that the count is the
+ * thread's own and survives migration and context switches:
  * the counter CSR that the event's self-monitoring page names, plus the
  * page's offset, under the page's sequence lock (cpucycles_perf_page_read
  * in lib/perf.h).  The SBI PMU driver puts (CSR number - 0xc00) + 1 in the
@@ -23,21 +28,21 @@
 #endif
 
 #if !defined(__riscv) || __riscv_xlen != 64 || !defined(__linux__)
-#error "riscv64-perfpmc needs Linux on a 64-bit RISC-V CPU"
+#error "riscv64-perfrdcycle needs Linux on a 64-bit RISC-V CPU"
 #endif
 
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 
 #if !defined(__NR_perf_event_open)
-#error "riscv64-perfpmc needs the perf_event_open system call"
+#error "riscv64-perfrdcycle needs the perf_event_open system call"
 #endif
 
 #include "counter.h"
 #include "perf.h"
 
 #ifndef CPUCYCLES_PERF_AVAILABLE
-#error "riscv64-perfpmc needs lib/perf.c's perf_event support"
+#error "riscv64-perfrdcycle needs lib/perf.c's perf_event support"
 #endif
 
 static __thread struct cpucycles_perf_event event
@@ -70,20 +75,20 @@ static inline unsigned long long pmu_counter(unsigned int counter)
  * (index 0), the clock for a thread the kernel refuses an event.  Setup
  * tries the csrr: the probe catches SIGILL if the kernel did not open
  * scounteren after all. */
-static long long perfpmc_read(void)
+static long long perfrdcycle_read(void)
 {
   return cpucycles_perf_read_fast(&event, pmu_counter, 0);
 }
 
-static int perfpmc_setup(struct counter_info *info)
+static int perfrdcycle_setup(struct counter_info *info)
 {
   return cpucycles_perf_setup(&event, pmu_counter, 0, info);
 }
 
-static void perfpmc_release(void) { cpucycles_perf_close(&event); }
-static void perfpmc_atfork_child(void) { cpucycles_perf_atfork_child(&event); }
+static void perfrdcycle_release(void) { cpucycles_perf_close(&event); }
+static void perfrdcycle_atfork_child(void) { cpucycles_perf_atfork_child(&event); }
 
-const struct counter cpucycles_counter_riscv64_perfpmc = {
-  "riscv64-perfpmc", perfpmc_read, perfpmc_setup, perfpmc_release,
-  perfpmc_atfork_child
+const struct counter cpucycles_counter_riscv64_perfrdcycle = {
+  "riscv64-perfrdcycle", perfrdcycle_read, perfrdcycle_setup, perfrdcycle_release,
+  perfrdcycle_atfork_child
 };

@@ -1,0 +1,45 @@
+/* default-mach: mach_absolute_time() on macOS and iOS, a system timer that
+ * user space reads without a system call (the commpage), scaled by the CPU
+ * frequency estimate over its rate.  mach_timebase_info() gives the rate
+ * as the fraction numer/denom of nanoseconds per tick: 1/1 on Intel Macs
+ * (a 1 GHz count), 125/3 on Apple silicon (the 24 MHz system counter).
+ *
+ * An off-core counter: a timer beside the cores, whose ratio to the CPU
+ * clock the probe checks (k/2^j) as for arm64-vct, the same hardware seen
+ * through the OS on Apple silicon.
+ *
+ * Never run by this project: it is compiled for Darwin targets against
+ * declarations that match the SDK's (tests/check-darwin.sh), nothing more
+ * (doc/counters.md). */
+#if !defined(__APPLE__) || !defined(__MACH__)
+#error "default-mach needs macOS or iOS (mach_absolute_time)"
+#endif
+
+#include <mach/mach_time.h>
+#include "counter.h"
+
+static long long mach_read(void)
+{
+  return (long long) mach_absolute_time();
+}
+
+static int mach_setup(struct counter_info *info)
+{
+  mach_timebase_info_data_t timebase;
+  double hz;
+
+  if (mach_timebase_info(&timebase) != 0) return -1;
+  if (timebase.numer == 0 || timebase.denom == 0) return -1;
+  /* ticks per second = 1e9 ns / (numer/denom ns per tick) */
+  hz = 1e9 * (double) timebase.denom / (double) timebase.numer;
+  if (!(hz >= 1e3 && hz <= 1e11)) return -1;
+  mach_read();
+  info->kind = COUNTER_OFFCORE;
+  info->frequency = (long long) (hz + 0.5);
+  info->only32 = 0;
+  return 0;
+}
+
+const struct counter cpucycles_counter_default_mach = {
+  "default-mach", mach_read, mach_setup, 0, 0
+};

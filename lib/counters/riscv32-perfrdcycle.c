@@ -1,0 +1,84 @@
+/* riscv32-perfrdcycle: the calling thread's CPU cycles from a Linux
+ * perf_event on a 32-bit RISC-V CPU, read without a system call.  The same
+ * mechanism as riscv64-perfrdcycle (see there and doc/perf-counters.md):
+ * the cycles event is held open and mapped, which is what current kernels
+ * (perf_user_access 1, the default since 6.6) require before they let user
+ * space read a counter CSR, and the read is the page's sequence-locked
+ * counter-plus-offset, so the count is the thread's own.
+ *
+ * RV32 keeps each 64-bit counter in two CSRs: the low half at 0xc00 + n
+ * and the high half at 0xc80 + n (cycleh, timeh, instreth,
+ * hpmcounter3h..31h; RISC-V privileged specification, "Counter-Enable
+ * Register" and the unprivileged "Zicntr" chapter).  The halves are read
+ * high, low, high again until both highs agree, so that a carry between
+ * the two reads is never seen half done. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#if !defined(__riscv) || __riscv_xlen != 32 || !defined(__linux__)
+#error "riscv32-perfrdcycle needs Linux on a 32-bit RISC-V CPU"
+#endif
+
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+
+#if !defined(__NR_perf_event_open)
+#error "riscv32-perfrdcycle needs the perf_event_open system call"
+#endif
+
+#include "counter.h"
+#include "perf.h"
+
+#ifndef CPUCYCLES_PERF_AVAILABLE
+#error "riscv32-perfrdcycle needs lib/perf.c's perf_event support"
+#endif
+
+static __thread struct cpucycles_perf_event event
+  __attribute__((tls_model("initial-exec")));
+
+/* A CSR number is part of the instruction: one case per counter. */
+#define HPMCOUNTER(n)                                                      \
+  case n:                                                                  \
+    do {                                                                   \
+      __asm__ __volatile__("csrr %0, " #n " + 0xc80" : "=r"(high));        \
+      __asm__ __volatile__("csrr %0, " #n " + 0xc00" : "=r"(low));         \
+      __asm__ __volatile__("csrr %0, " #n " + 0xc80" : "=r"(again));       \
+    } while (high != again);                                               \
+    break;
+
+static inline unsigned long long pmu_counter(unsigned int counter)
+{
+  unsigned long high = 0, low = 0, again = 0;
+  switch (counter) {
+    HPMCOUNTER(0) HPMCOUNTER(1) HPMCOUNTER(2) HPMCOUNTER(3) HPMCOUNTER(4)
+    HPMCOUNTER(5) HPMCOUNTER(6) HPMCOUNTER(7) HPMCOUNTER(8) HPMCOUNTER(9)
+    HPMCOUNTER(10) HPMCOUNTER(11) HPMCOUNTER(12) HPMCOUNTER(13)
+    HPMCOUNTER(14) HPMCOUNTER(15) HPMCOUNTER(16) HPMCOUNTER(17)
+    HPMCOUNTER(18) HPMCOUNTER(19) HPMCOUNTER(20) HPMCOUNTER(21)
+    HPMCOUNTER(22) HPMCOUNTER(23) HPMCOUNTER(24) HPMCOUNTER(25)
+    HPMCOUNTER(26) HPMCOUNTER(27) HPMCOUNTER(28) HPMCOUNTER(29)
+    HPMCOUNTER(30) HPMCOUNTER(31)
+  }
+  return (unsigned long long) high << 32 | low;
+}
+
+#undef HPMCOUNTER
+
+static long long perfrdcycle_read(void)
+{
+  return cpucycles_perf_read_fast(&event, pmu_counter, 0);
+}
+
+static int perfrdcycle_setup(struct counter_info *info)
+{
+  return cpucycles_perf_setup(&event, pmu_counter, 0, info);
+}
+
+static void perfrdcycle_release(void) { cpucycles_perf_close(&event); }
+static void perfrdcycle_atfork_child(void) { cpucycles_perf_atfork_child(&event); }
+
+const struct counter cpucycles_counter_riscv32_perfrdcycle = {
+  "riscv32-perfrdcycle", perfrdcycle_read, perfrdcycle_setup,
+  perfrdcycle_release, perfrdcycle_atfork_child
+};

@@ -1,0 +1,49 @@
+/* The x86 Linux RDPMC switch (rdpmc.h).
+ *
+ * Linux sets CR4.PCE, which lets user mode execute RDPMC, according to
+ * /sys/bus/event_source/devices/cpu/rdpmc (arch/x86/events/core.c): 0
+ * never, 1 only for a process that has mmap()ed a perf event's page, 2
+ * for every process.  Under 1, a raw RDPMC that works during the probe
+ * because another counter's event is mapped at that moment would fault
+ * once that event is closed; so the raw counter asks for 2. */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <errno.h>
+#include <unistd.h>
+#include "readfile.h"
+#include "rdpmc.h"
+
+static const char *const core_pmus[] = {
+  "/sys/bus/event_source/devices/cpu/rdpmc",
+  "/sys/bus/event_source/devices/cpu_core/rdpmc",
+  "/sys/bus/event_source/devices/cpu_atom/rdpmc",
+};
+
+/* The file holds "2" (and its newline). */
+static int says_always(const char *root, const char *path)
+{
+  char buf[16];
+  ssize_t len = cpucycles_read_file_under(root, path, buf, sizeof buf);
+  if (len == 2 && buf[1] == '\n') len = 1;
+  return len == 1 && buf[0] == '2';
+}
+
+int cpucycles_rdpmc_switch(const char *root)
+{
+  int found = 0;
+  size_t i;
+
+  for (i = 0; i < sizeof core_pmus / sizeof core_pmus[0]; i++) {
+    int fd = cpucycles_open_under(root, core_pmus[i]);
+    if (fd < 0) {
+      if (errno == ENOENT || errno == ENOTDIR) continue;  /* no such PMU */
+      return 1;
+    }
+    close(fd);
+    found = 1;
+    if (!says_always(root, core_pmus[i])) return 1;
+  }
+  return found ? 2 : 0;
+}
