@@ -530,6 +530,37 @@ START_TEST(test_cpuinfo_cut_at_limit)
 }
 END_TEST
 
+/* /etc/cpucyclespersecond longer than what is read of it (256 bytes): a
+ * number cut by that bound is refused, not read as its first digits.
+ * Here 246 blanks, then 1e13 (implausible), whose first ten digits, 1e9,
+ * would be plausible. */
+START_TEST(test_etc_number_cut_at_limit)
+{
+  FILE *f = tmp_create("/etc", "/cpucyclespersecond");
+  int i;
+
+  for (i = 0; i < 246; ++i) fputc(' ', f);
+  fputs("10000000000000 # Hz\n", f);
+  fclose(f);
+  ck_assert_int_eq(cpucycles_persecond_estimate(tmproot, "3100000000"),
+                   3100000000LL);
+}
+END_TEST
+
+/* ... while a number within the bound is read, whatever follows. */
+START_TEST(test_etc_number_before_limit)
+{
+  FILE *f = tmp_create("/etc", "/cpucyclespersecond");
+  int i;
+
+  for (i = 0; i < 240; ++i) fputc(' ', f);
+  fputs("3000000000 # a comment running past the 256 bytes read\n", f);
+  fclose(f);
+  ck_assert_int_eq(cpucycles_persecond_estimate(tmproot, "3100000000"),
+                   3000000000LL);
+}
+END_TEST
+
 /* A FIFO where a file is expected must not block the estimate. */
 START_TEST(test_etc_fifo)
 {
@@ -608,6 +639,8 @@ static Suite *persecond_suite(void)
   tcase_add_test(tc, test_cpuinfo_within_limit);
   tcase_add_test(tc, test_cpuinfo_beyond_limit);
   tcase_add_test(tc, test_cpuinfo_cut_at_limit);
+  tcase_add_test(tc, test_etc_number_cut_at_limit);
+  tcase_add_test(tc, test_etc_number_before_limit);
   tcase_add_test(tc, test_etc_fifo);
   tcase_add_test(tc, test_etc_directory);
   suite_add_tcase(s, tc);
