@@ -1,6 +1,6 @@
 /* libFuzzer target: every single-value source of the frequency estimate,
  * through the root-prefix seam: ROOT/etc/cpucyclespersecond, the sysfs
- * files cpuinfo_max_freq, scaling_max_freq and tsc_freq_khz, and the
+ * files scaling_setspeed, scaling_max_freq and clock_tick, and the
  * cpucyclespersecond environment value (no /proc/cpuinfo).
  *
  * Input: up to five parts separated by 0xff bytes, in that order; a part
@@ -25,8 +25,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   static const char *const files[] = {
-    "/etc/cpucyclespersecond", CPU0 "/cpufreq/cpuinfo_max_freq",
-    CPU0 "/cpufreq/scaling_max_freq", CPU0 "/tsc_freq_khz"
+    "/etc/cpucyclespersecond", CPU0 "/cpufreq/scaling_setspeed",
+    CPU0 "/cpufreq/scaling_max_freq", CPU0 "/clock_tick"
   };
   const uint8_t *part = data, *end = data + size;
   char env[4096];

@@ -12,22 +12,39 @@
 #define CPUCYCLES_PERSECOND_DEFAULT 2399987654LL
 
 /* root: prefix prepended to /etc, /proc and /sys paths ("" = the real system;
-   tests pass a fixture dir; NULL is taken as "").  The sysctl source is
-   consulted only for the real system (root ""), since it cannot be redirected.
-   envvalue: the value of the environment variable cpucyclespersecond, or NULL
-   when unset (the caller reads it with secure_getenv).
-   Never returns <= 0. */
+   tests pass a fixture dir; NULL is taken as "").  The sysctl sources are
+   consulted only for the real system (root ""), since they cannot be
+   redirected.  envvalue: the value of the environment variable
+   cpucyclespersecond, or NULL when unset (the caller reads it with
+   secure_getenv).  Never returns <= 0. */
 long long cpucycles_persecond_estimate(const char *root, const char *envvalue);
 
-/* The strict parser shared by every source.  text[0..len) must be decimal
-   digits, optionally followed by '.' and at least one more digit, optionally
-   followed by whitespace (space, tab, CR, LF) and nothing else: no sign, no
-   leading whitespace, no hex, no exponent, no "nan"/"inf".  The number is
-   multiplied by unit (Hz per unit: 1, 1e3, 1e6; a unit outside [1, 1e9] is
-   refused) and must then lie in [1e6, 1e11] Hz.  Returns 0 and stores the
-   value rounded to the nearest integer in *out, or returns -1 and leaves
-   *out alone.  Locale-independent. */
-int cpucycles_persecond_parse(const char *text, size_t len, double unit,
-                              long long *out);
+/* The forms a frequency is written in (doc/persecond.md).  ws is space,
+   tab, CR or LF.
+   PERSECOND_INTEGER, written by the kernel into sysfs:
+     digits [ws...]
+   PERSECOND_DECIMAL, written by the kernel into /proc/cpuinfo:
+     digits ["." digits] [ws...]
+   PERSECOND_SETTING, written by a person into /etc/cpucyclespersecond or
+   the cpucyclespersecond variable:
+     [ws...] digits ["." digits] [("e"|"E") ["+"|"-"] digits] [ws anything]
+   i.e. blanks around the number, a fraction, an exponent, and after at
+   least one ws character a comment that is not read.
+   No form has a sign on the number, hex, "nan", "inf", a lone "." at
+   either end, or junk glued to the number. */
+enum {
+  PERSECOND_INTEGER = 0,
+  PERSECOND_DECIMAL = 1,
+  PERSECOND_SETTING = 2
+};
+
+/* The strict parser shared by every text source: text[0..len) in the
+   given form, multiplied by 10^unit Hz (unit 0 Hz, 3 kHz, 6 MHz; outside
+   [0, 9] refused).  The exact value must lie in [1e6, 1e11] Hz.  Returns 0
+   and stores it rounded to the nearest integer (halves up) in *out, or
+   returns -1 and leaves *out alone.  Exact decimal arithmetic on integers:
+   locale-independent, no floating point, no overflow on any input. */
+int cpucycles_persecond_parse(const char *text, size_t len, int form,
+                              int unit, long long *out);
 
 #endif

@@ -47,70 +47,143 @@ static long long estimate_case(const char *name, const char *env)
 
 /* ---------------------------------------------------------------- parse */
 
+#define INT PERSECOND_INTEGER
+#define DEC PERSECOND_DECIMAL
+#define SET PERSECOND_SETTING
+
 struct parse_case {
   const char *text;
   int len;          /* -1: strlen(text) */
-  double unit;
+  int form;
+  int unit;         /* power of ten: 0 Hz, 3 kHz, 6 MHz */
   int ok;
   long long value;
 };
 
 static const struct parse_case parse_cases[] = {
-  { "2400000000", -1, 1, 1, 2400000000LL },
-  { "2400000000\n", -1, 1, 1, 2400000000LL },
-  { "2400000000 \t\r\n", -1, 1, 1, 2400000000LL },
-  { "2400000", -1, 1e3, 1, 2400000000LL },
-  { "2400.000", -1, 1e6, 1, 2400000000LL },
-  { "2399.987654", -1, 1e6, 1, CPUCYCLES_PERSECOND_DEFAULT },
-  { "2445.434", -1, 1e6, 1, 2445434000LL },
-  { "2000.000000", -1, 1e6, 1, 2000000000LL },
-  { "0.5", -1, 1e9, 1, 500000000LL },
-  { "2400.0000000000000000000000001", -1, 1e6, 1, 2400000000LL },
-  { "0002400", -1, 1e6, 1, 2400000000LL },
-  { "1000000", -1, 1, 1, 1000000LL },             /* lower bound, inclusive */
-  { "100000000000", -1, 1, 1, 100000000000LL },   /* upper bound, inclusive */
-  { "1000.0004", -1, 1e3, 1, 1000000LL },          /* rounds to nearest */
-  { "999999", -1, 1, 0, 0 },
-  { "999999.9", -1, 1, 0, 0 },                     /* bound is on the exact value */
-  { "100000000000.1", -1, 1, 0, 0 },
-  { "100000000001", -1, 1, 0, 0 },
-  { "", -1, 1, 0, 0 },
-  { " ", -1, 1, 0, 0 },
-  { "\n", -1, 1, 0, 0 },
-  { "abc", -1, 1, 0, 0 },
-  { "-2400000000", -1, 1, 0, 0 },
-  { "+2400000000", -1, 1, 0, 0 },
-  { "0", -1, 1, 0, 0 },
-  { "0.0", -1, 1e6, 0, 0 },
-  { "nan", -1, 1, 0, 0 },
-  { "NaN", -1, 1, 0, 0 },
-  { "inf", -1, 1, 0, 0 },
-  { "infinity", -1, 1, 0, 0 },
-  { "99999999999999999999999", -1, 1, 0, 0 },
-  { "184467440737095516170000000", -1, 1, 0, 0 },
-  { "2400x", -1, 1e6, 0, 0 },
-  { "2400000000x", -1, 1, 0, 0 },
-  { "x2400000000", -1, 1, 0, 0 },
-  { " 2400000000", -1, 1, 0, 0 },
-  { "2400000000 1", -1, 1, 0, 0 },
-  { "0x8f0d1800", -1, 1, 0, 0 },
-  { "2.4e9", -1, 1, 0, 0 },
-  { "2.4E9", -1, 1, 0, 0 },
-  { "24e8", -1, 1, 0, 0 },
-  { "2400.", -1, 1e6, 0, 0 },
-  { ".5", -1, 1e9, 0, 0 },
-  { "2400,000", -1, 1e6, 0, 0 },
-  { "2400..0", -1, 1e6, 0, 0 },
-  { "2400.0.0", -1, 1e6, 0, 0 },
-  { "2400.000MHz", -1, 1e6, 0, 0 },
-  { "2400000000\v", -1, 1, 0, 0 },
-  { "2400000000\0", 11, 1, 0, 0 },                 /* NUL is junk */
-  { "24000000009", 10, 1, 1, 2400000000LL },      /* len is honoured */
-  { "2400000000", 3, 1, 0, 0 },
-  { "2400000000", -1, 0, 0, 0 },                   /* bad units */
-  { "2400000000", -1, -1, 0, 0 },
-  { "2400000000", -1, 0.5, 0, 0 },
-  { "2", -1, 1e10, 0, 0 },
+  /* the kernel's decimal form (/proc/cpuinfo) */
+  { "2400000000", -1, DEC, 0, 1, 2400000000LL },
+  { "2400000000\n", -1, DEC, 0, 1, 2400000000LL },
+  { "2400000000 \t\r\n", -1, DEC, 0, 1, 2400000000LL },
+  { "2400000", -1, DEC, 3, 1, 2400000000LL },
+  { "2400.000", -1, DEC, 6, 1, 2400000000LL },
+  { "2399.987654", -1, DEC, 6, 1, CPUCYCLES_PERSECOND_DEFAULT },
+  { "2445.434", -1, DEC, 6, 1, 2445434000LL },
+  { "2000.000000", -1, DEC, 6, 1, 2000000000LL },
+  { "0.5", -1, DEC, 9, 1, 500000000LL },
+  { "2400.0000000000000000000000001", -1, DEC, 6, 1, 2400000000LL },
+  { "0002400", -1, DEC, 6, 1, 2400000000LL },
+  { "1000000", -1, DEC, 0, 1, 1000000LL },            /* lower bound, inclusive */
+  { "100000000000", -1, DEC, 0, 1, 100000000000LL },  /* upper bound, inclusive */
+  { "1000.0004", -1, DEC, 3, 1, 1000000LL },           /* rounds to nearest */
+  { "1000.0005", -1, DEC, 3, 1, 1000001LL },           /* halves round up */
+  { "99999999999.5", -1, DEC, 0, 1, 100000000000LL },
+  { "999999", -1, DEC, 0, 0, 0 },
+  { "999999.9", -1, DEC, 0, 0, 0 },                    /* bound is on the exact value */
+  { "999999.9999999999999999999999", -1, DEC, 0, 0, 0 },
+  { "100000000000.1", -1, DEC, 0, 0, 0 },
+  { "100000000000.0000000000000000001", -1, DEC, 0, 0, 0 },
+  { "100000000001", -1, DEC, 0, 0, 0 },
+  { "", -1, DEC, 0, 0, 0 },
+  { " ", -1, DEC, 0, 0, 0 },
+  { "\n", -1, DEC, 0, 0, 0 },
+  { "abc", -1, DEC, 0, 0, 0 },
+  { "-2400000000", -1, DEC, 0, 0, 0 },
+  { "+2400000000", -1, DEC, 0, 0, 0 },
+  { "0", -1, DEC, 0, 0, 0 },
+  { "0.0", -1, DEC, 6, 0, 0 },
+  { "nan", -1, DEC, 0, 0, 0 },
+  { "NaN", -1, DEC, 0, 0, 0 },
+  { "inf", -1, DEC, 0, 0, 0 },
+  { "infinity", -1, DEC, 0, 0, 0 },
+  { "99999999999999999999999", -1, DEC, 0, 0, 0 },
+  { "184467440737095516170000000", -1, DEC, 0, 0, 0 },
+  { "2400x", -1, DEC, 6, 0, 0 },
+  { "2400000000x", -1, DEC, 0, 0, 0 },
+  { "x2400000000", -1, DEC, 0, 0, 0 },
+  { " 2400000000", -1, DEC, 0, 0, 0 },
+  { "2400000000 1", -1, DEC, 0, 0, 0 },
+  { "0x8f0d1800", -1, DEC, 0, 0, 0 },
+  { "2.4e9", -1, DEC, 0, 0, 0 },
+  { "2.4E9", -1, DEC, 0, 0, 0 },
+  { "24e8", -1, DEC, 0, 0, 0 },
+  { "2400.", -1, DEC, 6, 0, 0 },
+  { ".5", -1, DEC, 9, 0, 0 },
+  { "2400,000", -1, DEC, 6, 0, 0 },
+  { "2400..0", -1, DEC, 6, 0, 0 },
+  { "2400.0.0", -1, DEC, 6, 0, 0 },
+  { "2400.000MHz", -1, DEC, 6, 0, 0 },
+  { "2400000000\v", -1, DEC, 0, 0, 0 },
+  { "2400000000\0", 11, DEC, 0, 0, 0 },                /* NUL is junk */
+  { "24000000009", 10, DEC, 0, 1, 2400000000LL },     /* len is honoured */
+  { "2400000000", 3, DEC, 0, 0, 0 },
+  { "2400000000", -1, DEC, -1, 0, 0 },                 /* bad units */
+  { "2400000000", -1, DEC, 10, 0, 0 },
+  { "2", -1, DEC, 10, 0, 0 },
+  /* the kernel's integer form (sysfs) */
+  { "3000000\n", -1, INT, 3, 1, 3000000000LL },
+  { "1165000000\n", -1, INT, 0, 1, 1165000000LL },
+  { "3000000.0\n", -1, INT, 3, 0, 0 },
+  { "3e6\n", -1, INT, 3, 0, 0 },
+  { " 3000000\n", -1, INT, 3, 0, 0 },
+  { "3000000 kHz\n", -1, INT, 3, 0, 0 },
+  { "<unsupported>\n", -1, INT, 3, 0, 0 },
+  /* what a person writes (/etc/cpucyclespersecond, the variable) */
+  { "3000000000", -1, SET, 0, 1, 3000000000LL },
+  { "3000000000\n", -1, SET, 0, 1, 3000000000LL },
+  { " \t3000000000 \t\r\n", -1, SET, 0, 1, 3000000000LL },
+  { "\n\n3000000000\n", -1, SET, 0, 1, 3000000000LL },
+  { "3000000000.0", -1, SET, 0, 1, 3000000000LL },
+  { "3000000000.5", -1, SET, 0, 1, 3000000001LL },
+  { "2.5e9", -1, SET, 0, 1, 2500000000LL },
+  { "2.5E9", -1, SET, 0, 1, 2500000000LL },
+  { "2.5e+09", -1, SET, 0, 1, 2500000000LL },
+  { "25000000000e-1", -1, SET, 0, 1, 2500000000LL },
+  { "3e9", -1, SET, 0, 1, 3000000000LL },
+  { "0.000000000003e21", -1, SET, 0, 1, 3000000000LL },
+  { "1e6", -1, SET, 0, 1, 1000000LL },
+  { "1e11", -1, SET, 0, 1, 100000000000LL },
+  { "2.4e3", -1, SET, 6, 1, 2400000000LL },          /* the unit applies */
+  { "3000000000 # set by ops", -1, SET, 0, 1, 3000000000LL },
+  { "3000000000 Hz\n", -1, SET, 0, 1, 3000000000LL },
+  { "3000000000\t3100000000", -1, SET, 0, 1, 3000000000LL },
+  { "3000000000\n# set by ops\n", -1, SET, 0, 1, 3000000000LL },
+  { "3000000000 \0junk", 16, SET, 0, 1, 3000000000LL },  /* after a blank: anything */
+  { "3000000000abc", -1, SET, 0, 0, 0 },             /* glued junk */
+  { "3000000000#ops", -1, SET, 0, 0, 0 },
+  { "3000000000\0", 11, SET, 0, 0, 0 },
+  { "3e9x", -1, SET, 0, 0, 0 },
+  { "3e", -1, SET, 0, 0, 0 },
+  { "3e+", -1, SET, 0, 0, 0 },
+  { "3e 9", -1, SET, 0, 0, 0 },
+  { "3ee9", -1, SET, 0, 0, 0 },
+  { "3.e9", -1, SET, 0, 0, 0 },
+  { ".3e10", -1, SET, 0, 0, 0 },
+  { "3000000000.", -1, SET, 0, 0, 0 },
+  { "-3000000000", -1, SET, 0, 0, 0 },
+  { "+3000000000", -1, SET, 0, 0, 0 },
+  { "-3e9", -1, SET, 0, 0, 0 },
+  { "0", -1, SET, 0, 0, 0 },
+  { "0e9", -1, SET, 0, 0, 0 },
+  { "0x1p31", -1, SET, 0, 0, 0 },
+  { "0xb2d05e00", -1, SET, 0, 0, 0 },
+  { "nan", -1, SET, 0, 0, 0 },
+  { "inf", -1, SET, 0, 0, 0 },
+  { "infinity", -1, SET, 0, 0, 0 },
+  { "1e999", -1, SET, 0, 0, 0 },
+  { "1e-999", -1, SET, 0, 0, 0 },
+  { "1e99999999999999999999", -1, SET, 0, 0, 0 },
+  { "3e12", -1, SET, 0, 0, 0 },
+  { "1e5", -1, SET, 0, 0, 0 },
+  { "9.99999e5", -1, SET, 0, 0, 0 },
+  { "1.00000000000000000001e11", -1, SET, 0, 0, 0 },
+  { "3,0e9", -1, SET, 0, 0, 0 },
+  { "", -1, SET, 0, 0, 0 },
+  { " \n", -1, SET, 0, 0, 0 },
+  { "# 3000000000", -1, SET, 0, 0, 0 },
+  { "3000000000\v", -1, SET, 0, 0, 0 },
+  { "3000000000", -1, 3, 0, 0, 0 },                  /* bad form */
+  { "3000000000", -1, -1, 0, 0, 0 },
 };
 
 START_TEST(test_parse_table)
@@ -118,14 +191,15 @@ START_TEST(test_parse_table)
   const struct parse_case *c = &parse_cases[_i];
   size_t len = c->len < 0 ? strlen(c->text) : (size_t)c->len;
   long long out = -42;
-  int r = cpucycles_persecond_parse(c->text, len, c->unit, &out);
+  int r = cpucycles_persecond_parse(c->text, len, c->form, c->unit, &out);
 
   if (c->ok) {
-    ck_assert_msg(r == 0, "parse(\"%s\", %g) rejected", c->text, c->unit);
+    ck_assert_msg(r == 0, "parse(\"%s\", form %d, unit %d) rejected", c->text,
+                  c->form, c->unit);
     ck_assert_int_eq(out, c->value);
   } else {
-    ck_assert_msg(r == -1, "parse(\"%s\", %g) accepted: %lld", c->text,
-                  c->unit, out);
+    ck_assert_msg(r == -1, "parse(\"%s\", form %d, unit %d) accepted: %lld",
+                  c->text, c->form, c->unit, out);
     ck_assert_int_eq(out, -42);   /* *out untouched on failure */
   }
 }
@@ -134,32 +208,38 @@ END_TEST
 START_TEST(test_parse_bad_arguments)
 {
   long long out = -42;
-  double zero = 0;
 
-  ck_assert_int_eq(cpucycles_persecond_parse(NULL, 3, 1, &out), -1);
-  ck_assert_int_eq(cpucycles_persecond_parse("2400000000", 10, 1, NULL), -1);
-  ck_assert_int_eq(cpucycles_persecond_parse("2400000000", 10, zero / zero,
-                                             &out), -1);
-  ck_assert_int_eq(cpucycles_persecond_parse("2400000000", 10, 1 / zero,
-                                             &out), -1);
+  ck_assert_int_eq(cpucycles_persecond_parse(NULL, 3, DEC, 0, &out), -1);
+  ck_assert_int_eq(cpucycles_persecond_parse("2400000000", 10, DEC, 0, NULL),
+                   -1);
   ck_assert_int_eq(out, -42);
 }
 END_TEST
 
 START_TEST(test_parse_long_input)
 {
-  /* thousands of digits: no overflow to inf, no wraparound */
+  /* thousands of digits: no overflow, no wraparound, in every form */
   static char digits[5000];
+  static const int forms[] = { INT, DEC, SET };
   long long out = -42;
+  size_t i;
 
-  memset(digits, '9', sizeof digits);
-  ck_assert_int_eq(cpucycles_persecond_parse(digits, sizeof digits, 1, &out),
-                   -1);
+  for (i = 0; i < sizeof forms / sizeof forms[0]; ++i) {
+    memset(digits, '9', sizeof digits);
+    ck_assert_int_eq(cpucycles_persecond_parse(digits, sizeof digits,
+                                               forms[i], 0, &out), -1);
+    memset(digits, '0', sizeof digits);
+    memcpy(digits + sizeof digits - 10, "2400000000", 10);
+    ck_assert_int_eq(cpucycles_persecond_parse(digits, sizeof digits,
+                                               forms[i], 0, &out), 0);
+    ck_assert_int_eq(out, 2400000000LL);
+  }
+  /* 0.000...0003e<big>: the exponent and the fraction's zeros cancel */
   memset(digits, '0', sizeof digits);
-  memcpy(digits + sizeof digits - 10, "2400000000", 10);
-  ck_assert_int_eq(cpucycles_persecond_parse(digits, sizeof digits, 1, &out),
-                   0);
-  ck_assert_int_eq(out, 2400000000LL);
+  digits[1] = '.';
+  memcpy(digits + 4980, "3e4988", 6);
+  ck_assert_int_eq(cpucycles_persecond_parse(digits, 4986, SET, 0, &out), 0);
+  ck_assert_int_eq(out, 3000000000LL);
 }
 END_TEST
 
@@ -172,15 +252,31 @@ struct fixture_case {
 };
 
 static const struct fixture_case fixture_cases[] = {
-  /* precedence: etc > cpuinfo_max_freq > scaling_max_freq > tsc_freq_khz
-   * > /proc/cpuinfo > environment > default */
+  /* precedence, the original's order: etc > scaling_setspeed >
+   * scaling_max_freq > clock_tick > /proc/cpuinfo > environment; then
+   * our own default; cpuinfo_max_freq and tsc_freq_khz, present in every
+   * prec- tree, are never read */
   { "prec-etc", "3100000000", 3000000000LL },
-  { "prec-maxfreq", "3100000000", 3500000000LL },
+  { "prec-setspeed", "3100000000", 3600000000LL },
   { "prec-scaling", "3100000000", 3400000000LL },
-  { "prec-tsc", "3100000000", 3300000000LL },
+  { "prec-clocktick", "3100000000", 3300000000LL },
   { "prec-cpuinfo", "3100000000", 3200000000LL },
+  { "prec-extras", "3100000000", 3100000000LL },
+  { "prec-extras", NULL, CPUCYCLES_PERSECOND_DEFAULT },
   { "does-not-exist", "3100000000", 3100000000LL },
   { "does-not-exist", NULL, CPUCYCLES_PERSECOND_DEFAULT },
+  /* the userspace governor's pinned frequency, else the policy limit */
+  { "setspeed-pinned", NULL, 1800000000LL },
+  { "setspeed-unsupported", NULL, 3000000000LL },
+  { "setspeed-empty", NULL, NEXT },
+  { "setspeed-trailing-junk", NULL, NEXT },
+  { "setspeed-too-small", NULL, NEXT },
+  /* SPARC's clock_tick, in Hz */
+  { "clocktick-sparc", NEXT_ENV, 1165000000LL },
+  { "clocktick-trailing-junk", NULL, NEXT },
+  { "clocktick-hex", NULL, NEXT },
+  { "clocktick-fraction", NULL, NEXT },
+  { "clocktick-zero", NULL, NEXT },
   /* accepted file forms */
   { "etc-no-newline", NULL, 3000000000LL },
   { "etc-crlf", NULL, 3000000000LL },
@@ -191,14 +287,25 @@ static const struct fixture_case fixture_cases[] = {
   { "maxfreq-realistic", NULL, 3700000000LL },
   { "maxfreq-min", NULL, 1000000LL },
   { "maxfreq-max", NULL, 100000000000LL },
-  { "tsc-realistic", NULL, 2095078000LL },
-  /* the other two sysfs files fall through too */
-  { "scaling-empty", NULL, NEXT },
-  { "scaling-trailing-junk", NULL, NEXT },
-  { "scaling-too-small", NULL, NEXT },
-  { "tsc-empty", NULL, NEXT },
-  { "tsc-trailing-junk", NULL, NEXT },
-  { "tsc-too-small", NULL, NEXT },
+  /* what a person writes into /etc/cpucyclespersecond */
+  { "etc-comment", NULL, 3000000000LL },
+  { "etc-comment-line", NULL, 3000000000LL },
+  { "etc-long-comment", NULL, 3000000000LL },
+  { "etc-unit-word", NULL, 3000000000LL },
+  { "etc-surrounding", NULL, 3000000000LL },
+  { "etc-fraction-zero", NULL, 3000000000LL },
+  { "etc-exponent-sign", NULL, 2500000000LL },
+  { "etc-leading-space", NULL, 2400000000LL },
+  { "etc-fraction", NULL, 2400000001LL },       /* 2400000000.5, rounded */
+  { "etc-exponent", NULL, 2400000000LL },
+  { "etc-two-numbers", NULL, 2400000000LL },    /* the second is a comment */
+  { "etc-too-long", NULL, 2400000000LL },       /* trailing blanks */
+  /* ... and what is still refused there */
+  { "etc-glued-comment", NEXT_ENV, NEXT },
+  { "etc-exponent-junk", NEXT_ENV, NEXT },
+  { "etc-exponent-overflow", NEXT_ENV, NEXT },
+  { "etc-exponent-empty", NEXT_ENV, NEXT },
+  { "etc-exponent-hex", NEXT_ENV, NEXT },
   /* /proc/cpuinfo samples */
   { "cpuinfo-x86", NEXT_ENV, 2999998000LL },
   { "cpuinfo-x86-vm", NEXT_ENV, 2445434000LL },
@@ -208,6 +315,11 @@ static const struct fixture_case fixture_cases[] = {
   { "cpuinfo-no-newline", NEXT_ENV, 2400000000LL },
   { "cpuinfo-crlf", NEXT_ENV, 2400000000LL },
   { "cpuinfo-bad-line-skipped", NEXT_ENV, 2000000000LL },
+  /* key priority, as the original's: "cpu MHz", then "clock", then
+   * "cpu MHz static", whatever their order in the block */
+  { "cpuinfo-clock-then-mhz", NEXT_ENV, 2400000000LL },
+  { "cpuinfo-static-then-clock", NEXT_ENV, 2000000000LL },
+  { "cpuinfo-mhz-zero-then-clock", NEXT_ENV, 2000000000LL },
   /* ... and samples without a usable frequency in the first block */
   { "cpuinfo-arm64", NEXT_ENV, NEXT },
   { "cpuinfo-arm64", NULL, CPUCYCLES_PERSECOND_DEFAULT },
@@ -231,25 +343,27 @@ START_TEST(test_fixture_table)
 END_TEST
 
 /* The malformed-value matrix: for each form, fixtures etc-FORM (bad etc
- * file, sysfs holds NEXT), maxfreq-FORM (bad cpuinfo_max_freq,
- * scaling_max_freq holds NEXT) and, where the form is malformed for a
- * cpuinfo line, cpuinfo-FORM (bad "cpu MHz" in the first block, a good one
- * in the second block, NEXT in the environment). */
+ * file, scaling_max_freq holds NEXT), maxfreq-FORM (bad scaling_max_freq,
+ * clock_tick holds NEXT) and cpuinfo-FORM (bad "cpu MHz" in the first
+ * block, a good one in the second block, NEXT in the environment), each
+ * where the form is malformed for that source. */
 struct malformed_form {
   const char *name;
+  int in_etc;
   int in_cpuinfo;
 };
 
 static const struct malformed_form malformed_forms[] = {
-  { "empty", 1 },         { "text", 1 },          { "negative", 1 },
-  { "plus", 1 },          { "zero", 1 },          { "nan", 1 },
-  { "inf", 1 },           { "overflow", 1 },      { "trailing-junk", 1 },
-  { "leading-junk", 1 },  { "whitespace-only", 1 }, { "too-small", 1 },
-  { "too-large", 1 },     { "hex", 1 },           { "exponent", 1 },
-  { "trailing-dot", 1 },  { "leading-dot", 1 },   { "comma", 1 },
-  { "two-numbers", 1 },   { "nul", 1 },
-  /* valid in a cpuinfo line, malformed in an integer file */
-  { "leading-space", 0 }, { "fraction", 0 },      { "too-long", 0 },
+  { "empty", 1, 1 },         { "text", 1, 1 },          { "negative", 1, 1 },
+  { "plus", 1, 1 },          { "zero", 1, 1 },          { "nan", 1, 1 },
+  { "inf", 1, 1 },           { "overflow", 1, 1 },      { "trailing-junk", 1, 1 },
+  { "leading-junk", 1, 1 },  { "whitespace-only", 1, 1 }, { "too-small", 1, 1 },
+  { "too-large", 1, 1 },     { "hex", 1, 1 },           { "trailing-dot", 1, 1 },
+  { "leading-dot", 1, 1 },   { "comma", 1, 1 },         { "nul", 1, 1 },
+  /* valid in /etc, malformed in a kernel-written file */
+  { "exponent", 0, 1 },      { "two-numbers", 0, 1 },
+  /* valid in /etc and in a cpuinfo line, malformed in sysfs */
+  { "leading-space", 0, 0 }, { "fraction", 0, 0 },      { "too-long", 0, 0 },
 };
 
 #define FORMS (int)(sizeof malformed_forms / sizeof malformed_forms[0])
@@ -262,6 +376,7 @@ START_TEST(test_malformed_matrix)
   char name[256];
   long long got;
 
+  if (strcmp(kind, "etc") == 0 && !form->in_etc) return;
   if (strcmp(kind, "cpuinfo") == 0 && !form->in_cpuinfo) return;
   snprintf(name, sizeof name, "%s-%s", kind, form->name);
   got = estimate_case(name, NEXT_ENV);
@@ -277,23 +392,34 @@ START_TEST(test_env_values)
     { NULL, CPUCYCLES_PERSECOND_DEFAULT },
     { "3100000000", 3100000000LL },
     { "3100000000\n", 3100000000LL },
+    /* what a person writes, as in /etc/cpucyclespersecond */
+    { " 3100000000", 3100000000LL },
+    { "\t3100000000 \t", 3100000000LL },
+    { "3100000000.0", 3100000000LL },
+    { "3100000000.5", 3100000001LL },
+    { "3.1e9", 3100000000LL },
+    { "3.1E+09", 3100000000LL },
+    { "3100000000 # set by ops", 3100000000LL },
+    { "3100000000 Hz", 3100000000LL },
+    /* refused */
     { "", CPUCYCLES_PERSECOND_DEFAULT },
     { "garbage", CPUCYCLES_PERSECOND_DEFAULT },
     { "fast", CPUCYCLES_PERSECOND_DEFAULT },
     { "-3100000000", CPUCYCLES_PERSECOND_DEFAULT },
+    { "+3100000000", CPUCYCLES_PERSECOND_DEFAULT },
     { "0", CPUCYCLES_PERSECOND_DEFAULT },
     { "nan", CPUCYCLES_PERSECOND_DEFAULT },
     { "inf", CPUCYCLES_PERSECOND_DEFAULT },
     { "99999999999999999999999", CPUCYCLES_PERSECOND_DEFAULT },
+    { "1e999", CPUCYCLES_PERSECOND_DEFAULT },
     { "3100000000x", CPUCYCLES_PERSECOND_DEFAULT },
+    { "3.1e9x", CPUCYCLES_PERSECOND_DEFAULT },
+    { "3100000000#ops", CPUCYCLES_PERSECOND_DEFAULT },
     { "x3100000000", CPUCYCLES_PERSECOND_DEFAULT },
-    { " 3100000000", CPUCYCLES_PERSECOND_DEFAULT },
     { " ", CPUCYCLES_PERSECOND_DEFAULT },
     { "999999", CPUCYCLES_PERSECOND_DEFAULT },
     { "100000000001", CPUCYCLES_PERSECOND_DEFAULT },
     { "0xb8c63f00", CPUCYCLES_PERSECOND_DEFAULT },
-    { "3.1e9", CPUCYCLES_PERSECOND_DEFAULT },
-    { "3100000000.5", CPUCYCLES_PERSECOND_DEFAULT },
     { "3100", CPUCYCLES_PERSECOND_DEFAULT },   /* not MHz: Hz, implausible */
   };
   size_t i;
@@ -404,6 +530,37 @@ START_TEST(test_cpuinfo_cut_at_limit)
 }
 END_TEST
 
+/* /etc/cpucyclespersecond longer than what is read of it (256 bytes): a
+ * number cut by that bound is refused, not read as its first digits.
+ * Here 246 blanks, then 1e13 (implausible), whose first ten digits, 1e9,
+ * would be plausible. */
+START_TEST(test_etc_number_cut_at_limit)
+{
+  FILE *f = tmp_create("/etc", "/cpucyclespersecond");
+  int i;
+
+  for (i = 0; i < 246; ++i) fputc(' ', f);
+  fputs("10000000000000 # Hz\n", f);
+  fclose(f);
+  ck_assert_int_eq(cpucycles_persecond_estimate(tmproot, "3100000000"),
+                   3100000000LL);
+}
+END_TEST
+
+/* ... while a number within the bound is read, whatever follows. */
+START_TEST(test_etc_number_before_limit)
+{
+  FILE *f = tmp_create("/etc", "/cpucyclespersecond");
+  int i;
+
+  for (i = 0; i < 240; ++i) fputc(' ', f);
+  fputs("3000000000 # a comment running past the 256 bytes read\n", f);
+  fclose(f);
+  ck_assert_int_eq(cpucycles_persecond_estimate(tmproot, "3100000000"),
+                   3000000000LL);
+}
+END_TEST
+
 /* A FIFO where a file is expected must not block the estimate. */
 START_TEST(test_etc_fifo)
 {
@@ -482,6 +639,8 @@ static Suite *persecond_suite(void)
   tcase_add_test(tc, test_cpuinfo_within_limit);
   tcase_add_test(tc, test_cpuinfo_beyond_limit);
   tcase_add_test(tc, test_cpuinfo_cut_at_limit);
+  tcase_add_test(tc, test_etc_number_cut_at_limit);
+  tcase_add_test(tc, test_etc_number_before_limit);
   tcase_add_test(tc, test_etc_fifo);
   tcase_add_test(tc, test_etc_directory);
   suite_add_tcase(s, tc);
