@@ -2,9 +2,10 @@
  * cpucycles_select with a table of fake counters and the fuzzed name.
  *
  * Failures: a crash; choosing a counter whose name is not exactly the
- * input when the input names a working counter; anything but the normal
- * choice otherwise (a prefix, a suffix, a refused counter's name, an
- * unknown name or garbage all probe the table as if no name were given). */
+ * input when the input names a working counter; anything but default-zero
+ * for exactly "default-zero"; anything but the normal choice otherwise (a
+ * prefix, a suffix, a refused counter's name, an unknown name or garbage
+ * all probe the table as if no name were given). */
 #include <assert.h>
 #include <stdint.h>
 #include <string.h>
@@ -41,6 +42,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   memcpy(name, data, size);
   name[size] = 0;
   chosen = cpucycles_select(table, 3, 2000000000LL, name, 0, &best);
+  if (strcmp(name, "default-zero") == 0) {
+    assert(chosen == -1 && best.counter == &cpucycles_counter_default_zero);
+    return 0;
+  }
   if (strcmp(name, "fake-slow") == 0) {
     assert(chosen == 1 && best.counter == &slow);
   } else {

@@ -36,6 +36,7 @@
 #endif
 
 #include "persecond.h"
+#include "readfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -219,65 +220,6 @@ int cpucycles_persecond_parse(const char *text, size_t len, int form,
   return decimal_to_hz(&d, out);
 }
 
-/* ROOT followed by path, into buf; -1 when it does not fit. */
-static int path_under(char *buf, size_t size, const char *root,
-                      const char *path)
-{
-  size_t rootlen = strlen(root);
-  size_t pathlen = strlen(path);
-
-  if (rootlen + pathlen + 1 > size) return -1;
-  memcpy(buf, root, rootlen);
-  memcpy(buf + rootlen, path, pathlen + 1);
-  return 0;
-}
-
-static int open_under(const char *root, const char *path)
-{
-  char full[4096];
-  int fd;
-
-  if (path_under(full, sizeof full, root, path) < 0) return -1;
-  /* O_NONBLOCK: a FIFO planted at the path must not hang the first
-   * cpucycles() call; regular, proc and sysfs files ignore the flag. */
-  do fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  while (fd < 0 && errno == EINTR);
-  return fd;
-}
-
-static ssize_t read_once(int fd, char *buf, size_t len)
-{
-  ssize_t r;
-
-  do r = read(fd, buf, len);
-  while (r < 0 && errno == EINTR);
-  return r;
-}
-
-/* Fill buf until end of file or until buf is full; short reads are normal
- * for proc and sysfs.  Returns the length read, or -1 on error.  *full
- * says whether buf filled up (the file may go on). */
-static ssize_t read_file_start(const char *root, const char *path, char *buf,
-                               size_t size, int *full)
-{
-  size_t have = 0;
-  ssize_t result = -1;
-  int fd = open_under(root, path);
-
-  if (fd < 0) return -1;
-  *full = 0;
-  for (;;) {
-    ssize_t r;
-    if (have == size) { *full = 1; result = (ssize_t)have; break; }
-    r = read_once(fd, buf + have, size - have);
-    if (r < 0) break;
-    if (r == 0) { result = (ssize_t)have; break; }
-    have += (size_t)r;
-  }
-  close(fd);
-  return result;
-}
-
 /* A sysfs file holding one integer in the given unit, as the kernel writes
  * it: a dozen bytes with the newline.  One that fills the buffer is not. */
 static int persecond_from_sysfs(const char *root, const char *path, int unit,
@@ -285,7 +227,7 @@ static int persecond_from_sysfs(const char *root, const char *path, int unit,
 {
   char buf[64];
   int full;
-  ssize_t len = read_file_start(root, path, buf, sizeof buf, &full);
+  ssize_t len = cpucycles_read_file_start(root, path, buf, sizeof buf, &full);
 
   if (len < 0 || full) return -1;
   return cpucycles_persecond_parse(buf, (size_t)len, PERSECOND_INTEGER, unit,
@@ -301,7 +243,7 @@ static int persecond_from_setting_file(const char *root, const char *path,
 {
   char buf[SETTING_FILE_BYTES];
   int full;
-  ssize_t len = read_file_start(root, path, buf, sizeof buf, &full);
+  ssize_t len = cpucycles_read_file_start(root, path, buf, sizeof buf, &full);
 
   if (len < 0) return -1;
   if (full) {
@@ -406,7 +348,7 @@ static int persecond_from_cpuinfo(const char *root, long long *out)
   size_t total = 0;
   int skipping = 0;
   struct cpuinfo_scan scan = { 0, RANK_NONE, 0 };
-  int fd = open_under(root, "/proc/cpuinfo");
+  int fd = cpucycles_open_under(root, "/proc/cpuinfo");
 
   if (fd < 0) return -1;
   while (total < CPUINFO_LIMIT) {
@@ -417,7 +359,7 @@ static int persecond_from_cpuinfo(const char *root, long long *out)
     enum cpuinfo_step step = CPUINFO_GO_ON;
 
     if (want > CPUINFO_LIMIT - total) want = CPUINFO_LIMIT - total;
-    r = read_once(fd, buf + have, want);
+    r = cpucycles_read_retrying(fd, buf + have, want);
     if (r < 0) break;
     have += (size_t)r;
     total += (size_t)r;

@@ -25,7 +25,9 @@ static const char *const core_pmus[] = {
 static int says_always(const char *root, const char *path)
 {
   char buf[16];
-  ssize_t len = cpucycles_read_file_under(root, path, buf, sizeof buf);
+  int full;
+  ssize_t len = cpucycles_read_file_start(root, path, buf, sizeof buf, &full);
+  if (len < 0 || full) return 0;
   if (len == 2 && buf[1] == '\n') len = 1;
   return len == 1 && buf[0] == '2';
 }

@@ -3,6 +3,12 @@
 #include <config.h>
 #endif
 
+/* O_CLOEXEC is POSIX.1-2008, which -std=c11 alone hides on glibc;
+ * configure normally defines _GNU_SOURCE in config.h. */
+#if defined(__linux__) && !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -18,7 +24,10 @@ int cpucycles_open_under(const char *root, const char *path)
   if (!root) root = "";
   rootlen = strlen(root);
   pathlen = strlen(path);
-  if (rootlen + pathlen + 1 > sizeof full) return -1;
+  if (rootlen + pathlen + 1 > sizeof full) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
   memcpy(full, root, rootlen);
   memcpy(full + rootlen, path, pathlen + 1);
   do fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -26,25 +35,30 @@ int cpucycles_open_under(const char *root, const char *path)
   return fd;
 }
 
-ssize_t cpucycles_read_file_under(const char *root, const char *path,
-                                  char *buf, size_t size)
+ssize_t cpucycles_read_retrying(int fd, char *buf, size_t len)
+{
+  ssize_t r;
+
+  do r = read(fd, buf, len);
+  while (r < 0 && errno == EINTR);
+  return r;
+}
+
+ssize_t cpucycles_read_file_start(const char *root, const char *path,
+                                  char *buf, size_t size, int *full)
 {
   size_t have = 0;
   ssize_t result = -1;
-  int fd;
+  int fd = cpucycles_open_under(root, path);
 
-  if (size == 0) return -1;
-  fd = cpucycles_open_under(root, path);
   if (fd < 0) return -1;
-  while (have < size - 1) {  /* a file that fills buf is too long */
-    ssize_t r = read(fd, buf + have, size - 1 - have);
-    if (r < 0 && errno == EINTR) continue;
+  *full = 0;
+  for (;;) {
+    ssize_t r;
+    if (have == size) { *full = 1; result = (ssize_t) have; break; }
+    r = cpucycles_read_retrying(fd, buf + have, size - have);
     if (r < 0) break;
-    if (r == 0) {
-      buf[have] = 0;
-      result = (ssize_t) have;
-      break;
-    }
+    if (r == 0) { result = (ssize_t) have; break; }
     have += (size_t) r;
   }
   close(fd);

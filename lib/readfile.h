@@ -1,6 +1,7 @@
-/* readfile.h: reading a small file of /etc, /proc or /sys, under a root
- * directory that tests replace with a fixture tree.  No heap, no stdio:
- * open(O_CLOEXEC | O_NONBLOCK) and read() into the caller's buffer.
+/* readfile.h: reading the small files of /etc, /proc and /sys, under a
+ * root directory that tests replace with a fixture tree.  No heap, no
+ * stdio (fopen allocates): open(O_CLOEXEC) and read() into the caller's
+ * buffer.
  *
  * Internal to the library: not exported from the shared library. */
 #ifndef CPUCYCLES_READFILE_H
@@ -9,16 +10,21 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* ROOT followed by PATH ("" or NULL: the real system), opened read-only,
- * close-on-exec, non-blocking (a FIFO planted there must not hang the
- * first call).  Returns the descriptor, or -1. */
+/* ROOT followed by PATH (root "" or NULL: the real system), opened
+ * read-only, close-on-exec, without becoming the controlling terminal,
+ * non-blocking (a FIFO planted there must not hang the first call;
+ * regular, proc and sysfs files ignore the flag).  Returns the
+ * descriptor, or -1 with errno set. */
 int cpucycles_open_under(const char *root, const char *path);
 
-/* The whole of ROOT/PATH into buf, until end of file (short reads are
- * normal for proc and sysfs).  Returns the length, or -1 on error or when
- * the file does not fit in size - 1 bytes; buf is NUL-terminated after
- * the contents either way on success. */
-ssize_t cpucycles_read_file_under(const char *root, const char *path,
-                                  char *buf, size_t size);
+/* read(2), again when a signal interrupts it. */
+ssize_t cpucycles_read_retrying(int fd, char *buf, size_t len);
+
+/* The start of ROOT/PATH into buf, until end of file or until buf is full
+ * (short reads are normal for proc and sysfs).  Returns the length read,
+ * or -1 on error; *full says whether buf filled up (the file may go on).
+ * buf is not NUL-terminated. */
+ssize_t cpucycles_read_file_start(const char *root, const char *path,
+                                  char *buf, size_t size, int *full);
 
 #endif

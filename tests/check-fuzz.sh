@@ -46,7 +46,7 @@ INC="-I$src/lib -I$src/include -I$src/fuzz"
 sources() {
   case $1 in
     select_name) echo "$src/lib/select.c $src/lib/works.c $src/lib/counters/default-zero.c" ;;
-    *) echo "$src/lib/persecond.c" ;;
+    *) echo "$src/lib/persecond.c $src/lib/readfile.c" ;;
   esac
 }
 
