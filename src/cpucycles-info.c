@@ -32,15 +32,19 @@ static const struct {
 };
 
 /* One option at most; anything unknown, a second option or an operand is
- * a usage error. */
+ * a usage error, said on stderr. */
 static enum action parse_arguments(int argc, char **argv)
 {
   size_t i;
 
   if (argc < 2) return ACTION_REPORT;
-  if (argc > 2) return ACTION_USAGE_ERROR;
+  if (argc > 2) {
+    fprintf(stderr, "cpucycles-info: %s: one option at most\n", argv[2]);
+    return ACTION_USAGE_ERROR;
+  }
   for (i = 0; i < sizeof options / sizeof options[0]; i++)
     if (strcmp(argv[1], options[i].name) == 0) return options[i].action;
+  fprintf(stderr, "cpucycles-info: %s: unknown argument\n", argv[1]);
   return ACTION_USAGE_ERROR;
 }
 

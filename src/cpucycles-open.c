@@ -55,6 +55,8 @@ int main(int argc, char **argv)
     else if (strcmp(a, "--root") == 0 && i + 1 < argc && argv[i + 1][0]) config.root = argv[++i];
     else if (strncmp(a, "--root=", 7) == 0 && a[7]) config.root = a + 7;
     else {
+      fprintf(stderr, "cpucycles-open: %s: %s\n", a,
+              strncmp(a, "--root", 6) == 0 ? "needs a directory" : "unknown argument");
       usage(stderr);
       return 2;
     }

@@ -11,6 +11,7 @@
 #endif
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -160,6 +161,21 @@ int open_counters_write_file(const char *path, const char *text, size_t len)
   return e;
 }
 
+/* A failure, on err, after what out holds so far: where both go to one
+ * file, the lines stay in the order they happened. */
+#ifdef __GNUC__
+__attribute__((format(printf, 3, 4)))
+#endif
+static void failure(FILE *out, FILE *err, const char *format, ...)
+{
+  va_list args;
+  fflush(out);
+  fputs("cpucycles-open: ", err);
+  va_start(args, format);
+  vfprintf(err, format, args);
+  va_end(args);
+}
+
 /* The outcome of one setting. */
 enum result { ABSENT, UNCHANGED, CHANGED, WOULD_CHANGE, FAILED };
 
@@ -173,7 +189,7 @@ static enum result apply(const struct open_config *config, const struct setting 
   open_writer *write_value = config->write ? config->write : open_counters_write_file;
 
   if ((size_t) snprintf(path, sizeof path, "%s%s", config->root, s->path) >= sizeof path) {
-    fprintf(err, "cpucycles-open: %s: the path under the root is too long; left alone\n",
+    failure(out, err, "%s: the path under the root is too long; left alone\n",
             s->name);
     return FAILED;
   }
@@ -183,12 +199,12 @@ static enum result apply(const struct open_config *config, const struct setting 
     return ABSENT;
   }
   if (e != 0) {
-    fprintf(err, "cpucycles-open: %s: cannot read %s: %s; left alone\n", s->name, path,
+    failure(out, err, "%s: cannot read %s: %s; left alone\n", s->name, path,
             e == EFBIG ? "longer than a value" : strerror(e));
     return FAILED;
   }
   if (parse_value(text, len, &value) != 0) {
-    fprintf(err, "cpucycles-open: %s: %s does not hold a plain number; left alone\n",
+    failure(out, err, "%s: %s does not hold a plain number; left alone\n",
             s->name, path);
     return FAILED;
   }
@@ -204,19 +220,19 @@ static enum result apply(const struct open_config *config, const struct setting 
   wanted_len = snprintf(wanted, sizeof wanted, "%ld\n", s->wanted);
   e = write_value(path, wanted, (size_t) wanted_len);
   if (e != 0) {
-    fprintf(err, "cpucycles-open: %s: cannot write %ld to %s: %s\n", s->name, s->wanted,
+    failure(out, err, "%s: cannot write %ld to %s: %s\n", s->name, s->wanted,
             path, strerror(e));
     return FAILED;
   }
   e = read_file(path, text, &len);
   if (e != 0 || parse_value(text, len, &after) != 0) {
-    fprintf(err, "cpucycles-open: %s: wrote %ld but cannot read it back from %s; "
+    failure(out, err, "%s: wrote %ld but cannot read it back from %s; "
             "it was %ld (echo %ld > %s restores it)\n",
             s->name, s->wanted, path, value, value, path);
     return FAILED;
   }
   if (after != s->wanted) {
-    fprintf(err, "cpucycles-open: %s: wrote %ld but it reads back %ld from %s; "
+    failure(out, err, "%s: wrote %ld but it reads back %ld from %s; "
             "it was %ld (echo %ld > %s restores it)\n",
             s->name, s->wanted, after, path, value, value, path);
     return FAILED;
@@ -261,7 +277,7 @@ int open_counters_run(const struct open_config *config, FILE *out, FILE *err)
   int changed = 0, pending = 0, failed = 0, user_access_present = 0;
 
   if (!config->privileged && !config->dry_run) {
-    fprintf(err, "cpucycles-open: must be run as root: it writes kernel settings; "
+    failure(out, err, "must be run as root: it writes kernel settings; "
             "nothing was changed (--dry-run shows what it would change, without root)\n");
     return 1;
   }

@@ -430,6 +430,40 @@ START_TEST(x86_has_no_arm_note)
 }
 END_TEST
 
+/* stdout buffered, stderr not, both into one file (2>&1): a failure comes
+ * after the lines printed before it. */
+START_TEST(failures_keep_their_place_among_the_lines)
+{
+  struct open_config config = {0};
+  FILE *o = tmpfile(), *e;
+  char all[8192];
+  size_t n;
+  const char *unchanged, *failed;
+  ck_assert_ptr_nonnull(o);
+  e = fdopen(dup(fileno(o)), "w");
+  ck_assert_ptr_nonnull(e);
+  setvbuf(e, 0, _IONBF, 0);
+  put(WATCHDOG, "0\n");
+  put(RDPMC_CPU, "x\n");
+  config.root = root;
+  config.privileged = 1;
+  config.arch = OPEN_ARCH_X86;
+  config.write = counting_write;
+  ck_assert_int_eq(open_counters_run(&config, o, e), 1);
+  fflush(o);
+  fclose(e);
+  rewind(o);
+  n = fread(all, 1, sizeof all - 1, o);
+  all[n] = 0;
+  fclose(o);
+  unchanged = strstr(all, "unchanged kernel.nmi_watchdog");
+  failed = strstr(all, "cpucycles-open: cpu/rdpmc");
+  ck_assert_ptr_nonnull(unchanged);
+  ck_assert_ptr_nonnull(failed);
+  ck_assert_msg(unchanged < failed, "out of order:\n%s", all);
+}
+END_TEST
+
 START_TEST(a_too_long_root_is_an_error)
 {
   static char long_root[5000];
@@ -470,6 +504,7 @@ int main(void)
   tcase_add_test(c, a_directory_is_not_a_value);
   tcase_add_test(c, arm64_says_what_it_cannot_do);
   tcase_add_test(c, x86_has_no_arm_note);
+  tcase_add_test(c, failures_keep_their_place_among_the_lines);
   tcase_add_test(c, a_too_long_root_is_an_error);
   suite_add_tcase(s, c);
   return run_suite(s);
