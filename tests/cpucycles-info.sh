@@ -9,6 +9,8 @@ if [ ! -x "$info" ]; then
   echo "SKIP: $info not built"
   exit 77
 fi
+# The probe as a user gets it, whatever the caller's environment says.
+unset CPUCYCLES_COUNTER cpucyclespersecond
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
 failed=0
