@@ -1,59 +1,145 @@
-/* cpucycles-info: what this machine offers libcpucycles.  See
- * cpucycles-info(1).  Prints the version, one tracesetup line per
- * compiled-in counter, the frequency estimate, the chosen counter, the
- * frequency observed against the clock, and consecutive differences. */
+/* cpucycles-info: what libcpucycles finds on this machine, in the lines
+ * and order of libcpucycles' own cpucycles-info, so that scripts reading
+ * that output read this one.  cpucycles-info(1) says how each line is
+ * computed. */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
 #include <stdio.h>
-#include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
 #include "cpucycles.h"
+#include "measure.h"
 
-#define DIFFERENCES 1000
-#define SHOWN 16
+/* What the command line asks for.  A new report (a more detailed one, or
+ * one for machines) is one more action here, one more entry in options[]
+ * and one more case in main(). */
+enum action {
+  ACTION_REPORT,
+  ACTION_HELP,
+  ACTION_VERSION,
+  ACTION_USAGE_ERROR
+};
 
-static int compare(const void *a, const void *b)
+static const struct {
+  const char *name;
+  enum action action;
+} options[] = {
+  {"--help", ACTION_HELP},
+  {"--version", ACTION_VERSION},
+};
+
+/* One option at most; anything unknown, a second option or an operand is
+ * a usage error, said on stderr. */
+static enum action parse_arguments(int argc, char **argv)
 {
-  long long x = *(const long long *) a, y = *(const long long *) b;
-  return (x > y) - (x < y);
+  size_t i;
+
+  if (argc < 2) return ACTION_REPORT;
+  if (argc > 2) {
+    fprintf(stderr, "cpucycles-info: %s: one option at most\n", argv[2]);
+    return ACTION_USAGE_ERROR;
+  }
+  for (i = 0; i < sizeof options / sizeof options[0]; i++)
+    if (strcmp(argv[1], options[i].name) == 0) return options[i].action;
+  fprintf(stderr, "cpucycles-info: %s: unknown argument\n", argv[1]);
+  return ACTION_USAGE_ERROR;
 }
 
-static double seconds(void)
+static void usage(FILE *out)
+{
+  fputs("usage: cpucycles-info [--help | --version]\n"
+        "Prints the library version, the probe of every cycle counter built\n"
+        "into libcpucycles, the CPU frequency estimate, the counter chosen,\n"
+        "and measurements of it; see cpucycles-info(1).\n"
+        "  --help     print this text and exit\n"
+        "  --version  print the version of libcpucycles and exit\n",
+        out);
+}
+
+/* The clock for the observed-persecond lines: CLOCK_MONOTONIC, which no
+ * one can set back, in whole microseconds (truncated). */
+static long long microseconds(void)
 {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double) t.tv_sec + t.tv_nsec / 1e9;
+  if (clock_gettime(CLOCK_MONOTONIC, &t) != 0) return 0;
+  return (long long) t.tv_sec * 1000000 + t.tv_nsec / 1000;
 }
 
-/* Cycles per second seen over about a tenth of a second of wall time. */
-static double observed_persecond(void)
-{
-  double start = seconds(), now;
-  long long c0 = cpucycles(), c1;
-  do {
-    now = seconds();
-  } while (now - start < 0.1);
-  c1 = cpucycles();
-  return (double) (c1 - c0) / (now - start);
-}
+/* Writes to it keep the loop from being optimised away. */
+static volatile int sink;
 
-int main(void)
+static void print_iqm(void)
 {
-  static long long t[DIFFERENCES + 1], d[DIFFERENCES];
+  long long t[MEASURE_DIFFERENCES + 1];
   int i;
 
-  printf("cpucycles version %s\n", cpucycles_version());
-  fflush(stdout); /* the library writes its trace lines to fd 1 itself */
-  cpucycles_tracesetup();
-  cpucycles();
-  printf("cpucycles persecond %lld\n", cpucycles_persecond());
-  printf("cpucycles implementation %s\n", cpucycles_implementation());
-  printf("cpucycles observed persecond %.0f\n", observed_persecond());
+  for (i = 0; i <= MEASURE_DIFFERENCES; i++) t[i] = cpucycles();
+  measure_print_iqm(stdout, t);
+}
 
-  for (i = 0; i <= DIFFERENCES; i++) t[i] = cpucycles();
-  for (i = 0; i < DIFFERENCES; i++) d[i] = t[i + 1] - t[i];
-  printf("cpucycles differences");
-  for (i = 0; i < SHOWN; i++) printf(" %lld", d[i]);
-  printf("\n");
-  qsort(d, DIFFERENCES, sizeof d[0], compare);
-  printf("cpucycles median %lld\n", d[DIFFERENCES / 2]);
+/* Loops of 1024 to 1048576 volatile stores, each timed by the counter and
+ * the clock together; a line only where the clock moved enough to say
+ * something (measure_observed_bounds). */
+static void print_observed(void)
+{
+  long long loops, j;
+
+  for (loops = 1024; loops <= 1048576; loops *= 2) {
+    struct observation o;
+    double lo, hi;
+
+    o.t00 = cpucycles();
+    o.m0 = microseconds();
+    o.t01 = cpucycles();
+    for (j = 0; j < loops; j++) sink = 0;
+    o.t10 = cpucycles();
+    o.m1 = microseconds();
+    o.t11 = cpucycles();
+    if (!measure_observed_bounds(&o, &lo, &hi)) continue;
+    printf("cpucycles observed persecond %.0f...%.0f with %lld loops %lld microseconds\n",
+           lo, hi, loops, o.m1 - o.m0);
+  }
+}
+
+static void report(void)
+{
+  long long persecond;
+
+  /* The library prints a tracesetup line for each counter it tries, during
+   * the first call below, to the same stdout: what is buffered goes first. */
+  cpucycles_tracesetup();
+  printf("cpucycles version %s\n", cpucycles_version());
+  fflush(stdout);
+  persecond = cpucycles_persecond();
+  printf("cpucycles persecond %lld\n", persecond);
+  printf("cpucycles implementation %s\n", cpucycles_implementation());
+  print_iqm();
+  print_observed();
+}
+
+int main(int argc, char **argv)
+{
+  switch (parse_arguments(argc, argv)) {
+  case ACTION_HELP:
+    usage(stdout);
+    break;
+  case ACTION_VERSION:
+    printf("cpucycles-info (libcpucycles) %s\n", cpucycles_version());
+    break;
+  case ACTION_USAGE_ERROR:
+    usage(stderr);
+    return 2;
+  case ACTION_REPORT:
+    report();
+    break;
+  }
+  /* A full disk or a closed pipe is a failure, not a report. */
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fputs("cpucycles-info: cannot write to standard output\n", stderr);
+    return 1;
+  }
   return 0;
 }
