@@ -126,7 +126,7 @@ static const struct counter fast32 = { "fast32", fast32_read, fast32_setup, 0, 0
 
 START_TEST(installed_extend32_wrapper_counts_through_wraps)
 {
-  struct choice c = { &fast32, { COUNTER_ONCORE, 0, 1 }, 1.0, 1 };
+  struct choice c = { &fast32, { .kind = COUNTER_ONCORE, .only32 = 1 }, 1.0, 1 };
   long long (*fn)(void) = cpucycles_adapter_for(&c, 100000000000LL);
   struct timespec pause = { 0, 25000000 };
   long long first_before, first_after, first, before, after, now;
@@ -160,7 +160,7 @@ static const struct counter nanoclock = { "nanoclock", slow_read, fast32_setup, 
 
 START_TEST(installed_scaled_wrapper_scales_from_installation)
 {
-  struct choice c = { &nanoclock, { COUNTER_OSCLOCK, 1000000000LL, 0 }, 2.5, 260 };
+  struct choice c = { &nanoclock, { .kind = COUNTER_OSCLOCK, .frequency = 1000000000LL }, 2.5, 260 };
   long long (*fn)(void);
   slow_ns = 1000000000000LL;
   fn = cpucycles_adapter_for(&c, 2500000000LL);
@@ -175,7 +175,7 @@ END_TEST
 
 START_TEST(unscaled_64bit_counter_is_called_directly)
 {
-  struct choice c = { &nanoclock, { COUNTER_ONCORE, 0, 0 }, 1.0, 1 };
+  struct choice c = { &nanoclock, { .kind = COUNTER_ONCORE }, 1.0, 1 };
   ck_assert(cpucycles_adapter_for(&c, 2500000000LL) == nanoclock.read);
 }
 END_TEST

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include "cpucycles.h"
 
@@ -172,53 +171,6 @@ START_TEST(tracesetup_prints_a_line_per_counter)
 }
 END_TEST
 
-/* A client that prints, then traces, with stdout a pipe (fully buffered):
- * the lines come out in the order they were written, as with libcpucycles,
- * which prints its trace with stdio.  The client runs as this program
- * re-executed with --trace-client, so that stdout is fresh. */
-static int trace_client(void)
-{
-  setvbuf(stdout, 0, _IOFBF, 4096);
-  printf("client before\n");
-  cpucycles_tracesetup();
-  cpucycles();
-  printf("client after\n");
-  return fflush(stdout) == 0 ? 0 : 1;
-}
-
-START_TEST(trace_keeps_order_with_the_callers_stdout)
-{
-  int pipefd[2], status;
-  char out[16384], *before, *first_trace, *after;
-  size_t have = 0;
-  ssize_t r;
-  pid_t pid;
-  ck_assert_int_eq(pipe(pipefd), 0);
-  pid = fork();
-  ck_assert_int_ge(pid, 0);
-  if (pid == 0) {
-    dup2(pipefd[1], 1);
-    close(pipefd[0]);
-    close(pipefd[1]);
-    execl("/proc/self/exe", "test-api", "--trace-client", (char *) 0);
-    _exit(127);
-  }
-  close(pipefd[1]);
-  while (have < sizeof out - 1 && (r = read(pipefd[0], out + have, sizeof out - 1 - have)) > 0)
-    have += (size_t) r;
-  out[have] = 0;
-  close(pipefd[0]);
-  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  before = strstr(out, "client before\n");
-  first_trace = strstr(out, "cpucycles tracesetup 0 ");
-  after = strstr(out, "client after\n");
-  ck_assert_msg(before && first_trace && after, "output: %s", out);
-  ck_assert_msg(before < first_trace && first_trace < after, "out of order: %s", out);
-  ck_assert_msg(strstr(after, "cpucycles tracesetup") == 0, "trace after: %s", out);
-}
-END_TEST
-
 #define THREADS 16
 static pthread_barrier_t start_line;
 
@@ -263,11 +215,9 @@ START_TEST(threads_racing_into_first_call)
 }
 END_TEST
 
-int main(int argc, char **argv)
+int main(void)
 {
-  Suite *s;
-  if (argc == 2 && strcmp(argv[1], "--trace-client") == 0) return trace_client();
-  s = suite_create("api");
+  Suite *s = suite_create("api");
   TCase *t = tcase_create("public");
   unsetenv("CPUCYCLES_COUNTER");
   tcase_set_timeout(t, 60);
@@ -280,7 +230,6 @@ int main(int argc, char **argv)
   tcase_add_test(t, override_with_garbage_probes);
   tcase_add_test(t, override_with_default_zero);
   tcase_add_test(t, tracesetup_prints_a_line_per_counter);
-  tcase_add_test(t, trace_keeps_order_with_the_callers_stdout);
   tcase_add_test(t, threads_racing_into_first_call);
   suite_add_tcase(s, t);
   return run_suite(s);

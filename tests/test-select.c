@@ -195,7 +195,7 @@ END_TEST
 
 START_TEST(scaling_ratio_rules)
 {
-  struct counter_info i = { COUNTER_OFFCORE, 0, 0 };
+  struct counter_info i = { .kind = COUNTER_OFFCORE };
   ck_assert(cpucycles_scaling_of(&i, PERSECOND) == 1.0);
   i.frequency = 24000000;
   ck_assert(cpucycles_scaling_of(&i, 2064000000LL) > 85.99);  /* 86 */

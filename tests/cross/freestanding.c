@@ -96,7 +96,7 @@ static const char *kind_name(enum counter_kind kind)
 
 void _start(void)
 {
-  struct counter_info info = { COUNTER_OSCLOCK, 0, 0 };
+  struct counter_info info = { .kind = COUNTER_OSCLOCK };
   long long step = -1;
   int attempt;
 
