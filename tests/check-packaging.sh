@@ -130,6 +130,14 @@ step_distcheck() {
   logged configure sh -c "cd '$work/build' && '$work/tree/configure'" || return 1
   logged distcheck make -C "$work/build" -j"$jobs" distcheck || return 1
   [ -f "$tarball" ] || { echo "no $tarball"; return 1; }
+  # Reproducible: made again after the sources' times changed and under
+  # another umask, the tarball is the same, byte for byte.
+  local first
+  first=$(sha256sum < "$tarball")
+  touch "$work/tree/README.md" "$work"/tree/lib/*.c
+  logged dist-again sh -c "umask 002 && make -C '$work/build' dist" || return 1
+  [ "$(sha256sum < "$tarball")" = "$first" ] || { echo "make dist is not reproducible"; return 1; }
+  echo "make dist twice: the same tarball"
 }
 
 # --- tarball contents -----------------------------------------------------
