@@ -383,8 +383,13 @@ debian_mirror() {
 private_apt() {
   local dir=$work/apt-private mirror keyring=/usr/share/keyrings/debian-archive-keyring.gpg opts=
   mirror=$(debian_mirror)
-  [ -n "$mirror" ] || mirror=$(sed -n 's/^deb \(\[[^]]*\] \)\{0,1\}\([a-z]*:[^ ]*\) .*/\2/p' \
-    /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | grep -v security | head -n 1)
+  # Lists never downloaded: the first non-security URI of the sources
+  # themselves, one-line or deb822.
+  [ -n "$mirror" ] || mirror=$( {
+      sed -n 's/^deb \(\[[^]]*\] \)\{0,1\}\([a-z]*:[^ ]*\) .*/\2/p' \
+        /etc/apt/sources.list /etc/apt/sources.list.d/*.list
+      sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/*.sources
+    } 2>/dev/null | grep '/debian/*$' | head -n 1)
   [ -n "$mirror" ] || { echo "no Debian mirror in the machine's apt sources"; return 1; }
   rm -rf "$dir"; mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dir/get"
   [ -f "$keyring" ] && opts="[signed-by=$keyring] "
