@@ -62,7 +62,7 @@ static void counted(void)
   if (counting) __atomic_add_fetch(&allocations, 1, __ATOMIC_RELAXED);
 }
 
-#if defined(UNDER_SANITIZER)
+#if defined(UNDER_SANITIZER) && defined(HAVE_SANITIZER_ALLOCATOR_INTERFACE_H)
 /* The sanitizer owns malloc; it reports every allocation to these hooks. */
 #include <sanitizer/allocator_interface.h>
 static void on_malloc(const volatile void *p, size_t size)
@@ -81,6 +81,10 @@ static int start_watching_heap(void)
   if (!installed) installed = __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free);
   return installed ? 0 : -1;
 }
+#elif defined(UNDER_SANITIZER)
+/* gcc ships no <sanitizer/allocator_interface.h> (configure checks): the
+ * sanitizer owns malloc and there is no hook to count with. */
+static int start_watching_heap(void) { (void) counted; return -1; }
 #elif defined(__GLIBC__)
 /* Interposed here, forwarded to glibc's allocator: every caller in the
  * process, libcpucycles and glibc itself included, comes through these. */
