@@ -220,6 +220,9 @@ int explain_collect(struct explain *e, const char *root,
 
   e->paranoid = read_setting(e->root, "/proc/sys/kernel/perf_event_paranoid");
   e->rdpmc = read_setting(e->root, "/sys/bus/event_source/devices/cpu/rdpmc");
+  if (!e->rdpmc.known)   /* hybrid Intel: one PMU per core type */
+    e->rdpmc = read_setting(e->root,
+                            "/sys/bus/event_source/devices/cpu_core/rdpmc");
   e->perf_user_access = read_setting(e->root,
                                      "/proc/sys/kernel/perf_user_access");
   warn_governors(e);
@@ -408,8 +411,8 @@ static void crashed(const struct explain *e, const struct probe_report *r,
   append(fact, fs, r->stage == PROBE_IN_SETUP ? " in setup" : " in its reads");
   if (strcmp(r->name, "amd64-pmcff") == 0) {
     if (!e->rdpmc.known) {
-      append(fact, fs, " (no x86 PMU driver here: no "
-             "/sys/bus/event_source/devices/cpu/rdpmc)");
+      append(fact, fs, " (no x86 PMU driver here: no rdpmc switch in "
+             "/sys/bus/event_source/devices)");
     } else if (e->rdpmc.value == 2) {
       append(fact, fs, " (RDPMC is allowed, rdpmc = 2: this CPU has no "
              "fixed counter 1, as AMD's have none)");

@@ -234,6 +234,22 @@ START_TEST(crashes_say_the_signal_and_where)
   ck_assert_line("^counter amd64-pmcff: dropped: crashed with SIGSEGV in setup "
                  "\\(RDPMC is off: rdpmc = 0\\); cpucycles-open \\(rdpmc = 2\\) "
                  "would allow it$");
+
+  /* a hybrid Intel machine has its switch under cpu_core */
+  put("/sys/bus/event_source/devices/cpu/rdpmc", "");
+  ck_assert_int_eq(unlink(strcat(strcpy(printed, root),
+                                 "/sys/bus/event_source/devices/cpu/rdpmc")), 0);
+  put("/sys/bus/event_source/devices/cpu_core/rdpmc", "2\n");
+  explain_table(4, 0);
+  ck_assert_line("^counter amd64-pmcff: dropped: crashed with SIGSEGV in setup "
+                 "\\(RDPMC is allowed, rdpmc = 2: this CPU has no fixed counter 1");
+
+  /* no PMU driver at all */
+  ck_assert_int_eq(unlink(strcat(strcpy(printed, root),
+                                 "/sys/bus/event_source/devices/cpu_core/rdpmc")), 0);
+  explain_table(4, 0);
+  ck_assert_line("^counter amd64-pmcff: dropped: crashed with SIGSEGV in setup "
+                 "\\(no x86 PMU driver here");
 }
 END_TEST
 
