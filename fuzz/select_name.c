@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (size >= sizeof name) return 0;
   memcpy(name, data, size);
   name[size] = 0;
-  chosen = cpucycles_select(table, 3, 2000000000LL, name, 0, &best);
+  chosen = cpucycles_select(table, 3, 2000000000LL, name, 0, 0, &best);
   if (strcmp(name, "default-zero") == 0) {
     assert(chosen == -1 && best.counter == &cpucycles_counter_default_zero);
     return 0;

@@ -33,7 +33,33 @@ struct counter_info {
    * of the CPU's: scaled by persecond/frequency whatever the ratio, never
    * dropped by the k/2^j test (OS clocks are treated so by their kind). */
   int frequency_exact;
+  /* Why setup returned -1, for cpucycles-info --explain: a static string
+   * naming the fact (the call that failed, the register or setting that
+   * said no), or NULL; and the errno behind it, or 0.  The probe clears
+   * both before setup; a counter that refuses sets them with
+   * counter_refuse().  Nothing in the library acts on them. */
+  const char *refusal;
+  int refusal_errno;
 };
+
+/* Refusals shared by several counters, which cpucycles-info recognises to
+ * say what would change them. */
+#define CPUCYCLES_REFUSAL_PERF_OPEN "perf_event_open"
+#define CPUCYCLES_REFUSAL_PERF_READ "read of the perf event"
+#define CPUCYCLES_REFUSAL_NO_USER_RDPMC \
+  "cap_user_rdpmc 0: the kernel offers no user-space reads"
+#define CPUCYCLES_REFUSAL_NOT_FIXED "the event is not on fixed counter 1"
+#define CPUCYCLES_REFUSAL_RDPMC_SWITCH \
+  "RDPMC allowed only with a perf event (rdpmc = 1)"
+
+/* setup's refusal: record why (see refusal above) and return -1. */
+static inline int counter_refuse(struct counter_info *info, const char *why,
+                                 int err)
+{
+  info->refusal = why;
+  info->refusal_errno = err;
+  return -1;
+}
 
 struct counter {
   const char *name;          /* "amd64-tsc": ISA, dash, mechanism */
@@ -55,6 +81,10 @@ struct counter {
  * it.  Signal handlers and the signal mask are restored before returning.
  * One thread at a time (the library calls it under its init once). */
 int cpucycles_works(void (*fn)(void *), void *arg);
+
+/* The same, and the number of the signal that stopped fn in *stopped_by
+ * (0 when fn returned).  stopped_by may be NULL. */
+int cpucycles_works_signal(void (*fn)(void *), void *arg, int *stopped_by);
 
 /* The fallback that always answers; never in the probe's table. */
 extern const struct counter cpucycles_counter_default_zero;

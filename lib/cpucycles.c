@@ -46,14 +46,15 @@ static const char *environment(const char *name)
  * caller's stdout first and are then written with write(2) from a stack
  * buffer, which gives the same order without letting stdio allocate a
  * buffer for stdout when the caller has not printed yet. */
-static void trace_line(int n, const char *name, long long precision,
-                       double scaling, int only32)
+static void trace_line(const struct probe_report *r, void *unused)
 {
   char line[256];
+  (void) unused;
   fflush(stdout);
   int len = snprintf(line, sizeof line,
                      "cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n",
-                     n, name, precision, scaling, only32);
+                     r->index, r->name, r->precision, r->scaling,
+                     r->info.only32);
   if (len > 0 && (size_t) len < sizeof line) {
     const char *p = line;
     while (len > 0) {
@@ -105,7 +106,7 @@ static void initialise(void)
 #endif
   cpucycles_select(cpucycles_counter_table, cpucycles_counter_count, persecond,
                    environment("CPUCYCLES_COUNTER"), tracing ? trace_line : 0,
-                   &choice);
+                   0, &choice);
   chosen = choice.counter;
   fn = cpucycles_adapter_for(&choice, persecond);
   __atomic_store_n(&cpucycles, fn, __ATOMIC_RELEASE);

@@ -275,25 +275,28 @@ int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
 {
   long long count;
 
-  if (cpucycles_perf_open(ev, rdpmc != 0, config1) != 0) return -1;
+  if (cpucycles_perf_open(ev, rdpmc != 0, config1) != 0)
+    return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_OPEN, errno);
   if (rdpmc) {
     /* Without user reads (x86: sysfs rdpmc 0; arm64: perf_user_access 0;
      * RISC-V: perf_user_access 0; or a hypervisor that does not offer
      * them) every read would be a read(2): default-perfevent's job. */
     if (!ev->page->cap_user_rdpmc) {
       cpucycles_perf_close(ev);
-      return -1;
+      return counter_refuse(info, CPUCYCLES_REFUSAL_NO_USER_RDPMC, 0);
     }
     /* Try the instruction now (unless the event is momentarily off the
      * hardware, index 0): the probe catches the fault. */
     if (cpucycles_perf_page_read(ev->page, rdpmc, &count) != 0 &&
         cpucycles_perf_read_fd(ev->fd, &count) != 0) {
+      int err = errno;
       cpucycles_perf_close(ev);
-      return -1;
+      return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_READ, err);
     }
   } else if (cpucycles_perf_read_fd(ev->fd, &count) != 0) {
+    int err = errno;
     cpucycles_perf_close(ev);
-    return -1;
+    return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_READ, err);
   }
   info->kind = rdpmc ? COUNTER_ONCORE : COUNTER_PERFEVENT;
   info->frequency = 0;

@@ -180,78 +180,139 @@ static int decimal_to_hz(const struct decimal *d, long long *out)
   return 0;
 }
 
-int cpucycles_persecond_parse(const char *text, size_t len, int form,
-                              int unit, long long *out)
+/* cpucycles_persecond_parse, saying why it refuses: PERSECOND_ACCEPTED,
+ * PERSECOND_NOT_A_NUMBER (not in the form, or bad arguments) or
+ * PERSECOND_IMPLAUSIBLE (out of range). */
+static enum persecond_verdict parse_verdict(const char *text, size_t len,
+                                            int form, int unit,
+                                            long long *out)
 {
   struct decimal d = { 0, 0, 0, 0 };
   size_t i = 0;
 
-  if (!text || !out) return -1;
+  if (!text || !out) return PERSECOND_NOT_A_NUMBER;
   if (form != PERSECOND_INTEGER && form != PERSECOND_DECIMAL
       && form != PERSECOND_SETTING)
-    return -1;
-  if (unit < 0 || unit > 9) return -1;   /* Hz .. GHz */
+    return PERSECOND_NOT_A_NUMBER;
+  if (unit < 0 || unit > 9) return PERSECOND_NOT_A_NUMBER; /* Hz .. GHz */
 
   if (form == PERSECOND_SETTING)
     while (i < len && is_space(text[i])) ++i;
 
-  if (!scan_digits(text, len, &i, &d, 0)) return -1;
+  if (!scan_digits(text, len, &i, &d, 0)) return PERSECOND_NOT_A_NUMBER;
   if (form != PERSECOND_INTEGER && i < len && text[i] == '.') {
     ++i;
-    if (!scan_digits(text, len, &i, &d, 1)) return -1;
+    if (!scan_digits(text, len, &i, &d, 1)) return PERSECOND_NOT_A_NUMBER;
   }
   if (form == PERSECOND_SETTING && i < len
       && (text[i] == 'e' || text[i] == 'E')) {
     long exponent;
     ++i;
-    if (scan_exponent(text, len, &i, &exponent) < 0) return -1;
+    if (scan_exponent(text, len, &i, &exponent) < 0)
+      return PERSECOND_NOT_A_NUMBER;
     shift_exponent(&d, exponent);
   }
 
   if (form == PERSECOND_SETTING) {
     /* The end, or a blank and then a comment, which is not read. */
-    if (i < len && !is_space(text[i])) return -1;
+    if (i < len && !is_space(text[i])) return PERSECOND_NOT_A_NUMBER;
   } else {
     while (i < len && is_space(text[i])) ++i;
-    if (i != len) return -1;
+    if (i != len) return PERSECOND_NOT_A_NUMBER;
   }
 
   shift_exponent(&d, unit);
-  return decimal_to_hz(&d, out);
+  return decimal_to_hz(&d, out) == 0 ? PERSECOND_ACCEPTED
+                                     : PERSECOND_IMPLAUSIBLE;
+}
+
+int cpucycles_persecond_parse(const char *text, size_t len, int form,
+                              int unit, long long *out)
+{
+  return parse_verdict(text, len, form, unit, out) == PERSECOND_ACCEPTED
+         ? 0 : -1;
+}
+
+/* Where the sources' verdicts go: nowhere in the library's first call
+ * (report NULL), to cpucycles-info --explain otherwise. */
+struct judge {
+  const char *root;
+  persecond_report_fn *report;
+  void *arg;
+};
+
+static const char *const unit_names[] = {
+  "Hz", 0, 0, "kHz", 0, 0, "MHz", 0, 0, "GHz"
+};
+
+/* Tell the report what became of source (when anyone asked); returns 0
+ * for an accepted value, -1 otherwise, as the source functions do. */
+static int judged(const struct judge *j, const char *source,
+                  enum persecond_verdict verdict, const char *text,
+                  size_t len, int unit, int error, long long value)
+{
+  if (j->report) {
+    struct persecond_source s;
+    s.source = source;
+    s.verdict = verdict;
+    s.text = text;
+    s.len = text ? len : 0;
+    s.unit = unit >= 0 && unit <= 9 ? unit_names[unit] : 0;
+    s.error = error;
+    s.value = verdict == PERSECOND_ACCEPTED ? value : 0;
+    j->report(&s, j->arg);
+  }
+  return verdict == PERSECOND_ACCEPTED ? 0 : -1;
+}
+
+/* A file that could not be read: absent, or there but unreadable. */
+static int judged_unread(const struct judge *j, const char *path, int error)
+{
+  enum persecond_verdict v = error == ENOENT || error == ENOTDIR
+                             ? PERSECOND_ABSENT : PERSECOND_UNREADABLE;
+  return judged(j, path, v, 0, 0, -1, v == PERSECOND_ABSENT ? 0 : error, 0);
 }
 
 /* A sysfs file holding one integer in the given unit, as the kernel writes
  * it: a dozen bytes with the newline.  One that fills the buffer is not. */
-static int persecond_from_sysfs(const char *root, const char *path, int unit,
-                                long long *out)
+static int persecond_from_sysfs(const struct judge *j, const char *path,
+                                int unit, long long *out)
 {
   char buf[64];
   int full;
-  ssize_t len = cpucycles_read_file_start(root, path, buf, sizeof buf, &full);
+  ssize_t len = cpucycles_read_file_start(j->root, path, buf, sizeof buf,
+                                          &full);
+  enum persecond_verdict v;
 
-  if (len < 0 || full) return -1;
-  return cpucycles_persecond_parse(buf, (size_t)len, PERSECOND_INTEGER, unit,
-                                   out);
+  if (len < 0) return judged_unread(j, path, errno);
+  if (full) v = PERSECOND_NOT_A_NUMBER;
+  else v = parse_verdict(buf, (size_t)len, PERSECOND_INTEGER, unit, out);
+  return judged(j, path, v, buf, (size_t)len, unit, 0, *out);
 }
 
 /* /etc/cpucyclespersecond, written by a person: the number and maybe a
  * comment, of which only the first SETTING_FILE_BYTES are read.  When the
  * file goes on past them, the text is cut after its last blank, so that a
  * number cut by the buffer's end is not taken for a shorter one. */
-static int persecond_from_setting_file(const char *root, const char *path,
-                                       long long *out)
+static int persecond_from_setting_file(const struct judge *j,
+                                       const char *path, long long *out)
 {
   char buf[SETTING_FILE_BYTES];
   int full;
-  ssize_t len = cpucycles_read_file_start(root, path, buf, sizeof buf, &full);
+  ssize_t len = cpucycles_read_file_start(j->root, path, buf, sizeof buf,
+                                          &full);
+  enum persecond_verdict v;
 
-  if (len < 0) return -1;
+  if (len < 0) return judged_unread(j, path, errno);
   if (full) {
-    while (len > 0 && !is_space(buf[len - 1])) --len;
-    if (len == 0) return -1;
+    ssize_t cut = len;
+    while (cut > 0 && !is_space(buf[cut - 1])) --cut;
+    if (cut == 0)
+      return judged(j, path, PERSECOND_NOT_A_NUMBER, buf, (size_t)len, 0, 0, 0);
+    len = cut;
   }
-  return cpucycles_persecond_parse(buf, (size_t)len, PERSECOND_SETTING, 0,
-                                   out);
+  v = parse_verdict(buf, (size_t)len, PERSECOND_SETTING, 0, out);
+  return judged(j, path, v, buf, (size_t)len, 0, 0, *out);
 }
 
 /* cpuinfo lines are "key<spaces/tabs>:<spaces/tabs>value". */
@@ -262,10 +323,17 @@ enum cpuinfo_step { CPUINFO_GO_ON, CPUINFO_STOP };
  * first "cpu MHz static" line. */
 enum cpuinfo_rank { RANK_CPU_MHZ, RANK_CLOCK, RANK_CPU_MHZ_STATIC, RANK_NONE };
 
+/* How much of a refused value the report shows. */
+#define CPUINFO_BAD_TEXT 48
+
 struct cpuinfo_scan {
   int inprocessor;        /* in the first processor's block */
   enum cpuinfo_rank rank; /* of the best value found so far */
   long long value;
+  /* the first frequency line refused, for the report */
+  enum persecond_verdict bad;   /* PERSECOND_NO_VALUE: none */
+  char bad_text[CPUINFO_BAD_TEXT];
+  size_t bad_len;
 };
 
 static int key_is(const char *key, size_t keylen, const char *name)
@@ -275,30 +343,37 @@ static int key_is(const char *key, size_t keylen, const char *name)
 
 /* The rank of a frequency key and its value in Hz; RANK_NONE when the key
  * is not one of ours or its value is malformed (a bad line is skipped like
- * an unknown one). */
+ * an unknown one, its verdict left in *verdict; PERSECOND_NO_VALUE for a
+ * key that is not one of ours). */
 static enum cpuinfo_rank cpuinfo_value(const char *key, size_t keylen,
                                        const char *value, size_t valuelen,
-                                       long long *out)
+                                       long long *out,
+                                       enum persecond_verdict *verdict)
 {
+  enum cpuinfo_rank rank;
+
+  *verdict = PERSECOND_NO_VALUE;
   /* x86 and most others: "cpu MHz\t\t: 2400.000" */
-  if (key_is(key, keylen, "cpu MHz"))
-    return cpucycles_persecond_parse(value, valuelen, PERSECOND_DECIMAL, 6,
-                                     out) == 0 ? RANK_CPU_MHZ : RANK_NONE;
+  if (key_is(key, keylen, "cpu MHz")) {
+    rank = RANK_CPU_MHZ;
   /* powerpc: "clock\t\t: 2000.000000MHz"; the suffix is required. */
-  if (key_is(key, keylen, "clock")) {
+  } else if (key_is(key, keylen, "clock")) {
     while (valuelen > 0 && is_space(value[valuelen - 1])) --valuelen;
-    if (valuelen < 3 || memcmp(value + valuelen - 3, "MHz", 3) != 0)
+    if (valuelen < 3 || memcmp(value + valuelen - 3, "MHz", 3) != 0) {
+      *verdict = PERSECOND_NOT_A_NUMBER;
       return RANK_NONE;
-    return cpucycles_persecond_parse(value, valuelen - 3, PERSECOND_DECIMAL,
-                                     6, out) == 0 ? RANK_CLOCK : RANK_NONE;
-  }
+    }
+    valuelen -= 3;
+    rank = RANK_CLOCK;
   /* s390x, recent kernels: "cpu MHz static  : 5200", the nominal rate.
    * Its sibling "cpu MHz dynamic" is the current rate: not used. */
-  if (key_is(key, keylen, "cpu MHz static"))
-    return cpucycles_persecond_parse(value, valuelen, PERSECOND_DECIMAL, 6,
-                                     out) == 0 ? RANK_CPU_MHZ_STATIC
-                                               : RANK_NONE;
-  return RANK_NONE;
+  } else if (key_is(key, keylen, "cpu MHz static")) {
+    rank = RANK_CPU_MHZ_STATIC;
+  } else {
+    return RANK_NONE;
+  }
+  *verdict = parse_verdict(value, valuelen, PERSECOND_DECIMAL, 6, out);
+  return *verdict == PERSECOND_ACCEPTED ? rank : RANK_NONE;
 }
 
 /* One line (without its newline).  scan->inprocessor records whether we
@@ -315,6 +390,7 @@ static enum cpuinfo_step cpuinfo_line(const char *line, size_t len,
   size_t i;
   long long value;
   enum cpuinfo_rank rank;
+  enum persecond_verdict verdict;
 
   for (i = 0; i < len && is_space(line[i]); ++i) {}
   if (i == len) return scan->inprocessor ? CPUINFO_STOP : CPUINFO_GO_ON;
@@ -329,7 +405,13 @@ static enum cpuinfo_step cpuinfo_line(const char *line, size_t len,
 
   i = (size_t)(colon - line) + 1;
   while (i < len && is_blank(line[i])) ++i;
-  rank = cpuinfo_value(line, keylen, line + i, len - i, &value);
+  rank = cpuinfo_value(line, keylen, line + i, len - i, &value, &verdict);
+  if (rank == RANK_NONE && verdict != PERSECOND_NO_VALUE
+      && scan->bad == PERSECOND_NO_VALUE) {
+    scan->bad = verdict;
+    scan->bad_len = len - i < CPUINFO_BAD_TEXT ? len - i : CPUINFO_BAD_TEXT;
+    memcpy(scan->bad_text, line + i, scan->bad_len);
+  }
   if (rank < scan->rank) {   /* the first line of each key counts */
     scan->rank = rank;
     scan->value = value;
@@ -341,16 +423,22 @@ static enum cpuinfo_step cpuinfo_line(const char *line, size_t len,
  * first "cpu MHz" value, at the end of the first processor's block, or at
  * CPUINFO_LIMIT bytes, and keep the value of the best-ranked key seen.  A
  * line longer than the window (none of ours is) is skipped whole. */
-static int persecond_from_cpuinfo(const char *root, long long *out)
+static int persecond_from_cpuinfo(const struct judge *j, long long *out)
 {
+  static const char path[] = "/proc/cpuinfo";
   char buf[4096];
   size_t have = 0;
   size_t total = 0;
   int skipping = 0;
-  struct cpuinfo_scan scan = { 0, RANK_NONE, 0 };
-  int fd = cpucycles_open_under(root, "/proc/cpuinfo");
+  struct cpuinfo_scan scan;
+  int fd = cpucycles_open_under(j->root, path);
 
-  if (fd < 0) return -1;
+  if (fd < 0) return judged_unread(j, path, errno);
+  scan.inprocessor = 0;
+  scan.rank = RANK_NONE;
+  scan.value = 0;
+  scan.bad = PERSECOND_NO_VALUE;
+  scan.bad_len = 0;
   while (total < CPUINFO_LIMIT) {
     size_t want = sizeof buf - have;
     size_t start = 0;
@@ -386,9 +474,13 @@ static int persecond_from_cpuinfo(const char *root, long long *out)
     have -= start;
   }
   close(fd);
-  if (scan.rank == RANK_NONE) return -1;
+  if (scan.rank == RANK_NONE) {
+    if (scan.bad == PERSECOND_NO_VALUE)
+      return judged(j, path, PERSECOND_NO_VALUE, 0, 0, 6, 0, 0);
+    return judged(j, path, scan.bad, scan.bad_text, scan.bad_len, 6, 0, 0);
+  }
   *out = scan.value;
-  return 0;
+  return judged(j, path, PERSECOND_ACCEPTED, 0, 0, 6, 0, scan.value);
 }
 
 #ifdef HAVE_SYSCTLBYNAME
@@ -396,59 +488,83 @@ static int persecond_from_cpuinfo(const char *root, long long *out)
  * silicon), what the original reads with the sysctl command; FreeBSD
  * machdep.tsc_freq (uint64_t Hz).  Either width is accepted; a negative
  * int64_t reads as a huge uint64_t and is refused with the rest. */
-static int persecond_from_sysctl(const char *name, long long *out)
+static int persecond_from_sysctl(const struct judge *j, const char *source,
+                                 long long *out)
 {
   union { uint64_t u64; uint32_t u32; } value;
   size_t len = sizeof value;
   uint64_t hz;
+  const char *name = source + sizeof "sysctl " - 1;
 
-  if (sysctlbyname(name, &value, &len, NULL, 0) != 0) return -1;
+  if (sysctlbyname(name, &value, &len, NULL, 0) != 0)
+    return judged(j, source, PERSECOND_ABSENT, 0, 0, 0, 0, 0);
   if (len == sizeof value.u64) hz = value.u64;
   else if (len == sizeof value.u32) hz = value.u32;
-  else return -1;
-  if (hz < PERSECOND_MIN || hz > PERSECOND_MAX) return -1;
+  else return judged(j, source, PERSECOND_NOT_A_NUMBER, 0, 0, 0, 0, 0);
+  if (hz < PERSECOND_MIN || hz > PERSECOND_MAX)
+    return judged(j, source, PERSECOND_IMPLAUSIBLE, 0, 0, 0, 0, 0);
   *out = (long long)hz;
-  return 0;
+  return judged(j, source, PERSECOND_ACCEPTED, 0, 0, 0, 0, *out);
 }
 #endif
 
-static int persecond_from_env(const char *envvalue, long long *out)
+static int persecond_from_env(const struct judge *j, const char *envvalue,
+                              long long *out)
 {
-  if (!envvalue) return -1;
-  return cpucycles_persecond_parse(envvalue, strlen(envvalue),
-                                   PERSECOND_SETTING, 0, out);
+  static const char name[] = "cpucyclespersecond";
+  size_t len;
+  enum persecond_verdict v;
+
+  if (!envvalue) return judged(j, name, PERSECOND_ABSENT, 0, 0, 0, 0, 0);
+  len = strlen(envvalue);
+  v = parse_verdict(envvalue, len, PERSECOND_SETTING, 0, out);
+  return judged(j, name, v, envvalue, len, 0, 0, *out);
 }
 
 #define CPU0 "/sys/devices/system/cpu/cpu0"
 
 long long cpucycles_persecond_estimate(const char *root, const char *envvalue)
 {
-  long long result;
+  return cpucycles_persecond_estimate_reported(root, envvalue, 0, 0);
+}
 
-  if (!root) root = "";
-  if (persecond_from_setting_file(root, "/etc/cpucyclespersecond",
-                                  &result) == 0)
+long long cpucycles_persecond_estimate_reported(const char *root,
+                                                const char *envvalue,
+                                                persecond_report_fn *report,
+                                                void *arg)
+{
+  struct judge j;
+  long long result = 0;
+
+  j.root = root ? root : "";
+  j.report = report;
+  j.arg = arg;
+  if (persecond_from_setting_file(&j, "/etc/cpucyclespersecond", &result) == 0)
     return result;
-  if (persecond_from_sysfs(root, CPU0 "/cpufreq/scaling_setspeed", 3,
+  if (persecond_from_sysfs(&j, CPU0 "/cpufreq/scaling_setspeed", 3,
                            &result) == 0)
     return result;
-  if (persecond_from_sysfs(root, CPU0 "/cpufreq/scaling_max_freq", 3,
+  if (persecond_from_sysfs(&j, CPU0 "/cpufreq/scaling_max_freq", 3,
                            &result) == 0)
     return result;
-  if (persecond_from_sysfs(root, CPU0 "/clock_tick", 0, &result) == 0)
+  if (persecond_from_sysfs(&j, CPU0 "/clock_tick", 0, &result) == 0)
     return result;
-  if (persecond_from_cpuinfo(root, &result) == 0)
+  if (persecond_from_cpuinfo(&j, &result) == 0)
     return result;
 #ifdef HAVE_SYSCTLBYNAME
   /* sysctl cannot be redirected under a fixture root: real system only. */
-  if (!*root && persecond_from_sysctl("hw.cpufrequency", &result) == 0)
+  if (!*j.root
+      && persecond_from_sysctl(&j, "sysctl hw.cpufrequency", &result) == 0)
     return result;
 #endif
-  if (persecond_from_env(envvalue, &result) == 0)
+  if (persecond_from_env(&j, envvalue, &result) == 0)
     return result;
 #ifdef HAVE_SYSCTLBYNAME
-  if (!*root && persecond_from_sysctl("machdep.tsc_freq", &result) == 0)
+  if (!*j.root
+      && persecond_from_sysctl(&j, "sysctl machdep.tsc_freq", &result) == 0)
     return result;
 #endif
+  judged(&j, "default", PERSECOND_ACCEPTED, 0, 0, 0, 0,
+         CPUCYCLES_PERSECOND_DEFAULT);
   return CPUCYCLES_PERSECOND_DEFAULT;
 }

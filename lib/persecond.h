@@ -19,6 +19,42 @@
    secure_getenv).  Never returns <= 0. */
 long long cpucycles_persecond_estimate(const char *root, const char *envvalue);
 
+/* What became of one source, for cpucycles-info --explain. */
+enum persecond_verdict {
+  PERSECOND_ABSENT,       /* no such file, variable unset, sysctl unknown */
+  PERSECOND_UNREADABLE,   /* the file exists but cannot be read: error */
+  PERSECOND_NO_VALUE,     /* /proc/cpuinfo without a frequency line */
+  PERSECOND_NOT_A_NUMBER, /* text not in the source's form */
+  PERSECOND_IMPLAUSIBLE,  /* a number, outside [1 MHz, 100 GHz] */
+  PERSECOND_ACCEPTED      /* value is the estimate */
+};
+
+struct persecond_source {
+  /* The file's path under the root ("/etc/cpucyclespersecond"), the
+   * variable ("cpucyclespersecond"), the sysctl ("sysctl hw.cpufrequency")
+   * or "default" (CPUCYCLES_PERSECOND_DEFAULT, when nothing else gave a
+   * value). */
+  const char *source;
+  enum persecond_verdict verdict;
+  const char *text;       /* what was judged, text[0..len): not NUL- */
+  size_t len;             /* terminated; NULL when there is no text */
+  const char *unit;       /* the unit the text is read in: "Hz", "kHz", "MHz" */
+  int error;              /* errno, PERSECOND_UNREADABLE */
+  long long value;        /* Hz, PERSECOND_ACCEPTED */
+};
+
+/* Called for each source tried, in order, up to the one accepted; the
+ * source lives only during the call. */
+typedef void persecond_report_fn(const struct persecond_source *source,
+                                 void *arg);
+
+/* cpucycles_persecond_estimate, reporting each source tried to report
+ * (with arg) when report is not NULL.  Same sources, same result. */
+long long cpucycles_persecond_estimate_reported(const char *root,
+                                                const char *envvalue,
+                                                persecond_report_fn *report,
+                                                void *arg);
+
 /* The forms a frequency is written in (doc/persecond.md).  ws is space,
    tab, CR or LF.
    PERSECOND_INTEGER, written by the kernel into sysfs:

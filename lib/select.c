@@ -69,11 +69,17 @@ struct trial {
   struct counter_info info;
   double scaling;
   long long precision;  /* the result: -1 when dropped */
+  /* why, for the report */
+  enum probe_outcome outcome; /* as far as the trial got */
+  enum probe_stage stage;
+  int backwards;
+  int attempts;
   long long samples[SELECT_SAMPLES];
 };
 
-/* Smallest nonzero step of the samples, or -1 when they decrease somewhere
- * or never increase.  Only the low 32 bits count for a 32-bit counter. */
+/* Smallest nonzero step of the samples, -1 when they decrease somewhere,
+ * 0 when they never increase.  Only the low 32 bits count for a 32-bit
+ * counter. */
 static long long smallest_step(const struct trial *t)
 {
   long long smallest = -1;
@@ -87,49 +93,92 @@ static long long smallest_step(const struct trial *t)
     if (b < a) return -1;
     if (b > a && (smallest < 0 || b - a < smallest)) smallest = b - a;
   }
-  return smallest;
+  return smallest < 0 ? 0 : smallest;
 }
 
 /* Setup, scaling and sampling of one counter; runs under cpucycles_works,
- * so a crash anywhere in it leaves t->precision at -1. */
+ * so a crash anywhere in it leaves t->precision at -1 (and t->outcome and
+ * t->stage where the trial had got to). */
 static void trial_run(void *arg)
 {
   struct trial *t = arg;
   long long (*read)(void) = t->counter->read;
-  long long step = -1, penalty;
-  int attempt, i;
+  long long step = 0, penalty;
+  int i;
 
-  if (t->counter->setup(&t->info) != 0) return;
+  if (t->counter->setup(&t->info) != 0) {
+    t->outcome = PROBE_REFUSED;
+    return;
+  }
   t->scaling = cpucycles_scaling_of(&t->info, t->persecond);
-  if (t->scaling <= 0) return;
+  if (t->scaling <= 0) {
+    t->outcome = PROBE_MISFIT;
+    return;
+  }
   penalty = cpucycles_penalty_of(t->info.kind);
   /* Its penalty alone ties the best counter so far: it cannot win (ties go
-   * to the earlier counter), so spare the thousands of reads. */
+   * to the earlier counter), so spare the thousands of reads.  Never when
+   * tracing (cutoff -1), so no report says so. */
   if (t->cutoff >= 0 && penalty >= t->cutoff) return;
-  for (attempt = 0; attempt < SELECT_ATTEMPTS && step < 0; attempt++) {
+  t->stage = PROBE_IN_READS;
+  while (t->attempts < SELECT_ATTEMPTS && step <= 0) {
+    t->attempts++;
     for (i = 0; i < SELECT_SAMPLES; i++) t->samples[i] = read();
     step = smallest_step(t);
+    if (step < 0) t->backwards++;
   }
-  if (step < 0) return;
+  if (step <= 0) {
+    t->outcome = t->backwards ? PROBE_BACKWARDS : PROBE_STUCK;
+    return;
+  }
+  t->outcome = PROBE_WORKS;
   t->precision = (long long) ((double) step * t->scaling + 0.5) + penalty;
 }
 
-/* Precision of table[n] in cycles, or -1 when it is dropped; traced when
- * trace is not NULL. */
-static long long probe(struct trial *t, const struct counter *const *table, int n,
-                       long long persecond, long long cutoff, select_trace_fn *trace)
+/* The trial in the report's terms. */
+static void report_trial(const struct trial *t, int n, int signal,
+                         select_report_fn *report, void *report_arg)
 {
+  struct probe_report r;
+
+  memset(&r, 0, sizeof r);
+  r.index = n;
+  r.name = t->counter->name;
+  r.outcome = signal ? PROBE_CRASHED : t->outcome;
+  r.stage = t->stage;
+  r.info = t->info;
+  r.persecond = t->persecond;
+  if (t->info.frequency > 0)
+    r.ratio = (double) t->persecond / (double) t->info.frequency;
+  r.scaling = t->scaling > 0 ? t->scaling : 0;
+  r.precision = t->precision < 0 ? 0 : t->precision;
+  r.signal = signal;
+  r.backwards = t->backwards;
+  r.attempts = t->attempts;
+  report(&r, report_arg);
+}
+
+/* Precision of table[n] in cycles, or -1 when it is dropped; reported
+ * when report is not NULL. */
+static long long probe(struct trial *t, const struct counter *const *table, int n,
+                       long long persecond, long long cutoff,
+                       select_report_fn *report, void *report_arg)
+{
+  int signal = 0;
+
   t->counter = table[n];
   memset(&t->info, 0, sizeof t->info);
   t->persecond = persecond;
   t->cutoff = cutoff;
   t->scaling = 0;
   t->precision = -1;
+  t->outcome = PROBE_STUCK; /* overwritten by every way out but the cutoff */
+  t->stage = PROBE_IN_SETUP;
+  t->backwards = 0;
+  t->attempts = 0;
   /* trial_run sets the precision last: a crash anywhere leaves it -1 */
-  cpucycles_works(trial_run, t);
-  if (trace)
-    trace(n, t->counter->name, t->precision < 0 ? 0 : t->precision,
-          t->scaling > 0 ? t->scaling : 0, t->info.only32);
+  cpucycles_works_signal(trial_run, t, &signal);
+  if (report) report_trial(t, n, signal, report, report_arg);
   return t->precision;
 }
 
@@ -169,7 +218,8 @@ static int find(const struct counter *const *table, int count, const char *name)
 
 int cpucycles_select(const struct counter *const *table, int count,
                      long long persecond, const char *name,
-                     select_trace_fn *trace, struct choice *best)
+                     select_report_fn *report, void *report_arg,
+                     struct choice *best)
 {
   struct trial t;
   int i, chosen = -1;
@@ -178,9 +228,9 @@ int cpucycles_select(const struct counter *const *table, int count,
   choose_default_zero(best);
 
   /* The named counter alone, when nobody asked to see the others. */
-  if (!trace && named == count) return -1;
-  if (!trace && named >= 0) {
-    if (probe(&t, table, named, persecond, -1, 0) >= 0) {
+  if (!report && named == count) return -1;
+  if (!report && named >= 0) {
+    if (probe(&t, table, named, persecond, -1, 0, 0) >= 0) {
       take(best, &t);
       return named;
     }
@@ -189,10 +239,11 @@ int cpucycles_select(const struct counter *const *table, int count,
   }
 
   for (i = 0; i < count; i++) {
-    /* When tracing, every counter is measured so that every line has its
+    /* When reporting, every counter is measured so that every line has its
      * precision; the choice is the same either way. */
     long long precision = probe(&t, table, i, persecond,
-                                trace || chosen < 0 ? -1 : best->precision, trace);
+                                report || chosen < 0 ? -1 : best->precision,
+                                report, report_arg);
     /* A working named counter beats every other, and nothing beats it. */
     int better = precision >= 0
                  && (chosen < 0 || i == named
@@ -205,7 +256,15 @@ int cpucycles_select(const struct counter *const *table, int count,
       release(t.counter);
     }
   }
-  if (trace) trace(count, cpucycles_counter_default_zero.name, 0, 0, 0);
+  if (report) {
+    struct probe_report last;
+    memset(&last, 0, sizeof last);
+    last.index = count;
+    last.name = cpucycles_counter_default_zero.name;
+    last.outcome = PROBE_FALLBACK;
+    last.persecond = persecond;
+    report(&last, report_arg);
+  }
   if (named == count && chosen >= 0) {
     release(table[chosen]);
     choose_default_zero(best);

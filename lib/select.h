@@ -15,17 +15,53 @@ struct choice {
   long long precision;           /* in cycles, penalty included */
 };
 
+/* What the probe found out about one counter: why it was kept or
+ * dropped.  The library formats its trace line from it; cpucycles-info
+ * --explain and --json put it in words. */
+enum probe_outcome {
+  PROBE_WORKS,          /* measured: precision (kept or not, see choice) */
+  PROBE_REFUSED,        /* setup returned -1: info.refusal, refusal_errno */
+  PROBE_CRASHED,        /* a crash signal (signal) stopped setup or reads */
+  PROBE_MISFIT,         /* ratio = persecond/frequency is not close to k/2^j
+                           (or the frequency or persecond is not positive) */
+  PROBE_BACKWARDS,      /* went backwards in some of the attempts and never
+                           increased steadily in any */
+  PROBE_STUCK,          /* never increased in any of the attempts */
+  PROBE_FALLBACK        /* default-zero: the last report, not probed */
+};
+
+enum probe_stage {
+  PROBE_IN_SETUP,       /* setup (and the scaling check after it) */
+  PROBE_IN_READS        /* the sampling reads */
+};
+
+struct probe_report {
+  int index;            /* in the table; count for default-zero */
+  const char *name;
+  enum probe_outcome outcome;
+  enum probe_stage stage;    /* where it stopped (PROBE_CRASHED) */
+  struct counter_info info;  /* as setup described it (refusal included) */
+  long long persecond;       /* the estimate it was judged against */
+  double ratio;              /* persecond / info.frequency, 0 when no
+                                frequency */
+  double scaling;            /* cycles per tick, 0 where none was found */
+  long long precision;       /* cycles, penalty included; 0 unless works */
+  int signal;                /* the crash signal, 0 when none */
+  int backwards;             /* attempts whose reads went backwards */
+  int attempts;              /* sampling attempts made */
+};
+
 /* Called once per counter of the table, in the table's order, then once
- * for default-zero (n = count): the values of libcpucycles' trace line.
- * precision is 0 for a counter that was dropped (libcpucycles' meaning),
- * scaling is 0 where none was found. */
-typedef void select_trace_fn(int n, const char *name, long long precision,
-                             double scaling, int only32);
+ * for default-zero (index = count, outcome PROBE_FALLBACK, precision and
+ * scaling 0): libcpucycles' trace.  arg is cpucycles_select's report_arg.
+ * The report lives only during the call. */
+typedef void select_report_fn(const struct probe_report *report, void *arg);
 
 /* Probe table[0..count-1] and store the best counter in *best.
  *
- * When name is "default-zero", default-zero is chosen and nothing is
- * probed (unless tracing).  When name names a counter of the table that
+ * report, when not NULL, is the trace: every counter is reported as
+ * above.  When name is "default-zero", default-zero is chosen and nothing
+ * is probed (unless tracing).  When name names a counter of the table that
  * works, that counter is chosen; without trace the others are not even
  * probed.  When name is unknown, or its counter fails, the whole table is
  * probed as if name were NULL.
@@ -36,7 +72,8 @@ typedef void select_trace_fn(int n, const char *name, long long precision,
  * default-zero was chosen. */
 int cpucycles_select(const struct counter *const *table, int count,
                      long long persecond, const char *name,
-                     select_trace_fn *trace, struct choice *best);
+                     select_report_fn *report, void *report_arg,
+                     struct choice *best);
 
 /* Cycles per tick for a counter of this description, or -1 when the
  * counter must be dropped because its frequency does not fit persecond. */

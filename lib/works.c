@@ -17,6 +17,7 @@ static sigjmp_buf escape;
 static struct sigaction previous[CRASH_SIGNALS];
 static pthread_t prober;
 static volatile sig_atomic_t armed;
+static volatile sig_atomic_t caught; /* the signal that stopped fn */
 
 static void restore_handler(int sig)
 {
@@ -29,6 +30,7 @@ static void on_crash(int sig)
 {
   if (armed && pthread_equal(pthread_self(), prober)) {
     armed = 0;
+    caught = sig;
     siglongjmp(escape, 1);
   }
   /* Another thread of the program crashed while we were probing.  Give
@@ -38,6 +40,11 @@ static void on_crash(int sig)
 }
 
 int cpucycles_works(void (*fn)(void *), void *arg)
+{
+  return cpucycles_works_signal(fn, arg, 0);
+}
+
+int cpucycles_works_signal(void (*fn)(void *), void *arg, int *stopped_by)
 {
   struct sigaction action;
   sigset_t crash, saved_mask;
@@ -56,6 +63,7 @@ int cpucycles_works(void (*fn)(void *), void *arg)
     sigaction(crash_signals[i], &action, &previous[i]);
 
   prober = pthread_self();
+  caught = 0;
   if (sigsetjmp(escape, 1) == 0) {
     armed = 1;
     fn(arg);
@@ -63,6 +71,7 @@ int cpucycles_works(void (*fn)(void *), void *arg)
     result = 0;
   }
   armed = 0;
+  if (stopped_by) *stopped_by = caught;
 
   for (i = 0; i < CRASH_SIGNALS; i++)
     sigaction(crash_signals[i], &previous[i], 0);

@@ -7,10 +7,13 @@
 #endif
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cpucycles.h"
+#include "explain.h"
 #include "measure.h"
 
 /* What the command line asks for.  A new report (a more detailed one, or
@@ -20,6 +23,8 @@ enum action {
   ACTION_REPORT,
   ACTION_HELP,
   ACTION_VERSION,
+  ACTION_EXPLAIN,
+  ACTION_JSON,
   ACTION_USAGE_ERROR
 };
 
@@ -29,6 +34,8 @@ static const struct {
 } options[] = {
   {"--help", ACTION_HELP},
   {"--version", ACTION_VERSION},
+  {"--explain", ACTION_EXPLAIN},
+  {"--json", ACTION_JSON},
 };
 
 /* One option at most; anything unknown, a second option or an operand is
@@ -50,12 +57,16 @@ static enum action parse_arguments(int argc, char **argv)
 
 static void usage(FILE *out)
 {
-  fputs("usage: cpucycles-info [--help | --version]\n"
+  fputs("usage: cpucycles-info [--help | --version | --explain | --json]\n"
         "Prints the library version, the probe of every cycle counter built\n"
         "into libcpucycles, the CPU frequency estimate, the counter chosen,\n"
         "and measurements of it; see cpucycles-info(1).\n"
         "  --help     print this text and exit\n"
-        "  --version  print the version of libcpucycles and exit\n",
+        "  --version  print the version of libcpucycles and exit\n"
+        "  --explain  say why each counter was chosen or dropped, what would\n"
+        "             change it, where the frequency estimate comes from and\n"
+        "             what on this machine would mislead a benchmark\n"
+        "  --json     the same facts as one JSON object\n",
         out);
 }
 
@@ -120,9 +131,44 @@ static void report(void)
   print_observed();
 }
 
+/* The environment as the library reads it: ignored in a privileged
+ * process. */
+static const char *environment(const char *name)
+{
+#ifdef HAVE_SECURE_GETENV
+  return secure_getenv(name);
+#else
+  if (getuid() != geteuid() || getgid() != getegid()) return 0;
+  return getenv(name);
+#endif
+}
+
+/* The probe again, here, with the library's code over the library's table
+ * (explain.h).  CPUCYCLES_INFO_ROOT, for tests, puts /etc, /proc and /sys
+ * under a fixture directory for the frequency sources, the kernel settings
+ * and the warnings; the counters themselves still ask the real system. */
+static int explain(int json)
+{
+  static struct explain e;
+  const char *root = environment("CPUCYCLES_INFO_ROOT");
+
+  if (explain_collect(&e, root ? root : "", cpucycles_counter_table,
+                      cpucycles_counter_count,
+                      environment("cpucyclespersecond"),
+                      environment("CPUCYCLES_COUNTER")) != 0) {
+    fputs("cpucycles-info: too many counters to explain\n", stderr);
+    return 1;
+  }
+  if (json) explain_print_json(stdout, &e, cpucycles_version());
+  else explain_print_text(stdout, &e);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
-  switch (parse_arguments(argc, argv)) {
+  enum action parse = parse_arguments(argc, argv);
+
+  switch (parse) {
   case ACTION_HELP:
     usage(stdout);
     break;
@@ -134,6 +180,10 @@ int main(int argc, char **argv)
     return 2;
   case ACTION_REPORT:
     report();
+    break;
+  case ACTION_EXPLAIN:
+  case ACTION_JSON:
+    if (explain(parse == ACTION_JSON) != 0) return 1;
     break;
   }
   /* A full disk or a closed pipe is a failure, not a report. */

@@ -41,7 +41,8 @@ static long long fake_read(struct fake *f)
 static int fake_setup(struct fake *f, struct counter_info *info)
 {
   f->setups++;
-  if (f->failure == FAKE_SETUP_REFUSES) return -1;
+  if (f->failure == FAKE_SETUP_REFUSES)
+    return counter_refuse(info, f->info.refusal, f->info.refusal_errno);
   if (f->failure == FAKE_SETUP_SIGSEGV) {
     volatile int *nowhere = 0;
     *nowhere = 1;

@@ -9,7 +9,8 @@
 
 enum fake_failure {
   FAKE_WORKS,
-  FAKE_SETUP_REFUSES,   /* setup returns -1 */
+  FAKE_SETUP_REFUSES,   /* setup returns -1, with info.refusal and
+                           info.refusal_errno as the reason */
   FAKE_SETUP_SIGSEGV,   /* setup dereferences a null pointer */
   FAKE_READ_SIGILL,     /* every read raises SIGILL */
   FAKE_DECREASES,       /* reads go down in the first bad_attempts attempts */

@@ -446,7 +446,10 @@ START_TEST(shared_setup_refuses_without_cap_user_rdpmc)
   struct counter_info info;
   fake_page_template(3, 0, 0);
   cpucycles_perf_set_opener(memfd_open);
+  memset(&info, 0, sizeof info);
   ck_assert_int_eq(cpucycles_perf_setup(&ev, fake_rdpmc, 0, &info), -1);
+  ck_assert_str_eq(info.refusal, CPUCYCLES_REFUSAL_NO_USER_RDPMC);
+  ck_assert_int_eq(info.refusal_errno, 0);
   ck_assert_uint_eq(rdpmc_calls, 0);
   ck_assert(fd_is_closed(opened[0]));
   ck_assert_int_eq(ev.state, CPUCYCLES_PERF_UNOPENED);
@@ -525,8 +528,12 @@ START_TEST(setup_fails_when_open_fails)
     const struct counter *c = find_counter(perf_counters[i]);
     if (!c) continue;
     open_calls = 0;
+    memset(&info, 0, sizeof info);
     ck_assert_int_eq(c->setup(&info), -1);
     ck_assert_int_eq(open_calls, 1);
+    /* what cpucycles-info --explain says */
+    ck_assert_str_eq(info.refusal, CPUCYCLES_REFUSAL_PERF_OPEN);
+    ck_assert_int_eq(info.refusal_errno, EACCES);
     c->release();
     c->release();
     c->atfork_child();
@@ -674,7 +681,9 @@ START_TEST(pmcff_refuses_unless_on_fixed_counter_1)
    * which would fault on this machine. */
   fake_page_template(2, 0, 1);
   cpucycles_perf_set_opener(memfd_open);
+  memset(&info, 0, sizeof info);
   ck_assert_int_eq(c->setup(&info), -1);
+  ck_assert_str_eq(info.refusal, CPUCYCLES_REFUSAL_NOT_FIXED);
   ck_assert(fd_is_closed(opened[0]));
   /* On fixed counter 1 but without user rdpmc (sysfs rdpmc 0). */
   page_template.index = (1u << 30 | 1u) + 1u;

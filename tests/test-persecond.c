@@ -614,6 +614,138 @@ START_TEST(test_root_too_long)
 }
 END_TEST
 
+/* ------------------------------------------------------------- reported */
+
+/* What cpucycles_persecond_estimate_reported tells its report. */
+#define MAX_REPORTED 12
+static struct reported {
+  char source[64];
+  enum persecond_verdict verdict;
+  char text[80];    /* NUL-terminated copy; "(null)" when no text */
+  char unit[8];
+  int error;
+  long long value;
+} reported[MAX_REPORTED];
+static int nreported;
+
+static void record_source(const struct persecond_source *s, void *arg)
+{
+  struct reported *r;
+
+  ck_assert_ptr_eq(arg, &nreported);
+  ck_assert_int_lt(nreported, MAX_REPORTED);
+  r = &reported[nreported++];
+  snprintf(r->source, sizeof r->source, "%s", s->source);
+  r->verdict = s->verdict;
+  if (s->text)
+    snprintf(r->text, sizeof r->text, "%.*s", (int)s->len, s->text);
+  else
+    strcpy(r->text, "(null)");
+  snprintf(r->unit, sizeof r->unit, "%s", s->unit ? s->unit : "-");
+  r->error = s->error;
+  r->value = s->value;
+}
+
+static long long estimate_reported(const char *env)
+{
+  long long plain = cpucycles_persecond_estimate(tmproot, env);
+  long long hz;
+
+  nreported = 0;
+  hz = cpucycles_persecond_estimate_reported(tmproot, env, record_source,
+                                             &nreported);
+  ck_assert_int_eq(hz, plain);
+  return hz;
+}
+
+#define CPU0_FREQ "/sys/devices/system/cpu/cpu0/cpufreq"
+
+/* Every source tried, in order, with the text judged and why it was
+ * refused, up to the one that answered. */
+START_TEST(test_reported_sources)
+{
+  FILE *f = tmp_create("/etc", "/cpucyclespersecond");
+  fputs("2400 MHz\n", f);
+  fclose(f);
+  f = tmp_create("/proc", "/cpuinfo");
+  fputs("processor\t: 0\ncpu MHz\t\t: 2400,000\n\n", f);
+  fclose(f);
+
+  ck_assert_int_eq(estimate_reported("3100000000"), 3100000000LL);
+  ck_assert_int_eq(nreported, 6);
+  ck_assert_str_eq(reported[0].source, "/etc/cpucyclespersecond");
+  /* 2400 Hz and a comment: the file is in Hz */
+  ck_assert_int_eq(reported[0].verdict, PERSECOND_IMPLAUSIBLE);
+  ck_assert_str_eq(reported[0].text, "2400 MHz\n");
+  ck_assert_str_eq(reported[0].unit, "Hz");
+  ck_assert_str_eq(reported[1].source, CPU0_FREQ "/scaling_setspeed");
+  ck_assert_int_eq(reported[1].verdict, PERSECOND_ABSENT);
+  ck_assert_str_eq(reported[1].text, "(null)");
+  ck_assert_str_eq(reported[2].source, CPU0_FREQ "/scaling_max_freq");
+  ck_assert_int_eq(reported[2].verdict, PERSECOND_ABSENT);
+  ck_assert_str_eq(reported[3].source, "/sys/devices/system/cpu/cpu0/clock_tick");
+  ck_assert_int_eq(reported[3].verdict, PERSECOND_ABSENT);
+  ck_assert_str_eq(reported[4].source, "/proc/cpuinfo");
+  ck_assert_int_eq(reported[4].verdict, PERSECOND_NOT_A_NUMBER);
+  ck_assert_str_eq(reported[4].text, "2400,000");
+  ck_assert_str_eq(reported[4].unit, "MHz");
+  ck_assert_str_eq(reported[5].source, "cpucyclespersecond");
+  ck_assert_int_eq(reported[5].verdict, PERSECOND_ACCEPTED);
+  ck_assert_str_eq(reported[5].text, "3100000000");
+  ck_assert_int_eq(reported[5].value, 3100000000LL);
+}
+END_TEST
+
+/* The first source that answers ends the list: no later one is read. */
+START_TEST(test_reported_stops_at_the_answer)
+{
+  FILE *f = tmp_create("/etc", "/cpucyclespersecond");
+  fputs("  2.4e9  # the nominal rate\n", f);
+  fclose(f);
+  ck_assert_int_eq(estimate_reported("3100000000"), 2400000000LL);
+  ck_assert_int_eq(nreported, 1);
+  ck_assert_int_eq(reported[0].verdict, PERSECOND_ACCEPTED);
+  ck_assert_int_eq(reported[0].value, 2400000000LL);
+}
+END_TEST
+
+/* cpuinfo without a frequency line, no variable: the default answers, and
+ * says so; a setting file that cannot be read is not "absent". */
+START_TEST(test_reported_default)
+{
+  FILE *f;
+  char path[128];
+
+  snprintf(path, sizeof path, "%s/etc", tmproot);
+  ck_assert_int_eq(mkdir(path, 0700), 0);
+  snprintf(path, sizeof path, "%s/etc/cpucyclespersecond", tmproot);
+  ck_assert_int_eq(mkdir(path, 0700), 0);
+  f = tmp_create("/proc", "/cpuinfo");
+  fputs("processor\t: 0\nclock\t\t: 2000.000000\n\n", f);
+  fclose(f);
+
+  ck_assert_int_eq(estimate_reported(NULL), CPUCYCLES_PERSECOND_DEFAULT);
+  ck_assert_int_eq(nreported, 7);
+  ck_assert_int_eq(reported[0].verdict, PERSECOND_UNREADABLE);
+  ck_assert_int_eq(reported[0].error, EISDIR);
+  /* "clock" needs its MHz suffix */
+  ck_assert_int_eq(reported[4].verdict, PERSECOND_NOT_A_NUMBER);
+  ck_assert_str_eq(reported[4].text, "2000.000000");
+  ck_assert_str_eq(reported[5].source, "cpucyclespersecond");
+  ck_assert_int_eq(reported[5].verdict, PERSECOND_ABSENT);
+  ck_assert_str_eq(reported[6].source, "default");
+  ck_assert_int_eq(reported[6].verdict, PERSECOND_ACCEPTED);
+  ck_assert_int_eq(reported[6].value, CPUCYCLES_PERSECOND_DEFAULT);
+
+  f = tmp_create("/proc", "/cpuinfo");
+  fputs("processor\t: 0\nbogomips\t: 4800.00\n\n", f);
+  fclose(f);
+  estimate_reported(NULL);
+  ck_assert_int_eq(reported[4].verdict, PERSECOND_NO_VALUE);
+  ck_assert_str_eq(reported[4].text, "(null)");
+}
+END_TEST
+
 static Suite *persecond_suite(void)
 {
   Suite *s = suite_create("persecond");
@@ -643,6 +775,9 @@ static Suite *persecond_suite(void)
   tcase_add_test(tc, test_etc_number_before_limit);
   tcase_add_test(tc, test_etc_fifo);
   tcase_add_test(tc, test_etc_directory);
+  tcase_add_test(tc, test_reported_sources);
+  tcase_add_test(tc, test_reported_stops_at_the_answer);
+  tcase_add_test(tc, test_reported_default);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("system");

@@ -2,6 +2,7 @@
 #include <config.h>
 #include <check.h>
 #include "check-run.h"
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@ static void setup(void)
 
 static int select_among(int count, const char *name, struct choice *c)
 {
-  return cpucycles_select(table, count, PERSECOND, name, 0, c);
+  return cpucycles_select(table, count, PERSECOND, name, 0, 0, c);
 }
 
 START_TEST(sigill_counter_is_dropped)
@@ -171,14 +172,14 @@ START_TEST(exact_frequency_is_scaled_whatever_the_ratio)
   fakes[0].info.frequency = 4096000000LL;
   fakes[0].info.frequency_exact = 1;
   fakes[0].steps[0] = 16;
-  ck_assert_int_eq(cpucycles_select(table, 1, 5200000000LL, 0, 0, &c), 0);
+  ck_assert_int_eq(cpucycles_select(table, 1, 5200000000LL, 0, 0, 0, &c), 0);
   ck_assert(c.scaling > 1.2695 && c.scaling < 1.2696);
   ck_assert_int_eq(c.precision, 20 + 100);  /* 16 ticks x 1.2695, rounded */
   /* the same timer without the flag is a measured multiplier: dropped */
   fakes_reset();
   fakes[0].info.kind = COUNTER_OFFCORE;
   fakes[0].info.frequency = 4096000000LL;
-  ck_assert_int_eq(cpucycles_select(table, 1, 5200000000LL, 0, 0, &c), -1);
+  ck_assert_int_eq(cpucycles_select(table, 1, 5200000000LL, 0, 0, 0, &c), -1);
 }
 END_TEST
 
@@ -297,15 +298,16 @@ static double traced_scaling[FAKE_SLOTS + 1];
 static int traced_only32[FAKE_SLOTS + 1];
 static const char *traced_name[FAKE_SLOTS + 1];
 
-static void record(int n, const char *name, long long precision, double scaling,
-                   int only32)
+static void record(const struct probe_report *r, void *arg)
 {
+  int n = r->index;
+  ck_assert_ptr_null(arg);
   ck_assert_int_eq(n, traced);
   ck_assert_int_le(n, FAKE_SLOTS);
-  traced_name[n] = name;
-  traced_precision[n] = precision;
-  traced_scaling[n] = scaling;
-  traced_only32[n] = only32;
+  traced_name[n] = r->name;
+  traced_precision[n] = r->precision;
+  traced_scaling[n] = r->scaling;
+  traced_only32[n] = r->info.only32;
   traced++;
 }
 
@@ -320,7 +322,7 @@ START_TEST(trace_reports_every_counter)
   fakes[2].info.only32 = 1;
   fakes[2].steps[0] = 3;
   fakes[3].failure = FAKE_SETUP_REFUSES;
-  ck_assert_int_eq(cpucycles_select(table, 4, PERSECOND, 0, record, &c), 2);
+  ck_assert_int_eq(cpucycles_select(table, 4, PERSECOND, 0, record, 0, &c), 2);
   ck_assert_int_eq(traced, 5);
   ck_assert_str_eq(traced_name[0], "fake-0");
   ck_assert_int_eq(traced_precision[0], 0);
@@ -344,7 +346,7 @@ START_TEST(trace_of_a_misfit_scaled_counter)
   traced = 0;
   fakes[0].info.kind = COUNTER_OFFCORE;
   fakes[0].info.frequency = 1000000000LL;  /* 2.4: no fit */
-  cpucycles_select(table, 1, PERSECOND, 0, record, &c);
+  cpucycles_select(table, 1, PERSECOND, 0, record, 0, &c);
   ck_assert_int_eq(traced, 2);
   ck_assert_int_eq(traced_precision[0], 0);
   ck_assert(traced_scaling[0] == 0);
@@ -360,7 +362,7 @@ START_TEST(trace_with_a_name_traces_all_and_keeps_the_name)
   fakes[0].steps[0] = 2;
   fakes[1].steps[0] = 500;
   fakes[2].steps[0] = 1;
-  ck_assert_int_eq(cpucycles_select(table, 3, PERSECOND, "fake-1", record, &c), 1);
+  ck_assert_int_eq(cpucycles_select(table, 3, PERSECOND, "fake-1", record, 0, &c), 1);
   ck_assert_int_eq(traced, 4);
   ck_assert_int_eq(traced_precision[0], 2);
   ck_assert_int_eq(traced_precision[1], 500);
@@ -385,7 +387,7 @@ START_TEST(default_zero_by_name)
 
   fakes_reset();
   traced = 0;
-  ck_assert_int_eq(cpucycles_select(table, 2, PERSECOND, "default-zero", record, &c), -1);
+  ck_assert_int_eq(cpucycles_select(table, 2, PERSECOND, "default-zero", record, 0, &c), -1);
   ck_assert_str_eq(c.counter->name, "default-zero");
   ck_assert_int_eq(traced, 3);
   ck_assert_int_eq(traced_precision[0], 1);
@@ -408,10 +410,9 @@ START_TEST(only32_counter_judged_on_low_bits)
 }
 END_TEST
 
-static void ignore_trace(int n, const char *name, long long precision,
-                         double scaling, int only32)
+static void ignore_trace(const struct probe_report *r, void *arg)
 {
-  (void) n; (void) name; (void) precision; (void) scaling; (void) only32;
+  (void) r; (void) arg;
 }
 
 START_TEST(hopeless_counter_not_sampled_unless_tracing)
@@ -434,8 +435,100 @@ START_TEST(hopeless_counter_not_sampled_unless_tracing)
   fakes[1].steps[0] = 300;
   fakes[2].info.kind = COUNTER_OSCLOCK;
   fakes[2].info.frequency = 1000000000LL;
-  ck_assert_int_eq(cpucycles_select(table, 3, PERSECOND, 0, ignore_trace, &c), 0);
+  ck_assert_int_eq(cpucycles_select(table, 3, PERSECOND, 0, ignore_trace, 0, &c), 0);
   ck_assert_int_gt(fakes[2].reads, 0);
+}
+END_TEST
+
+/* The report: why each counter was kept or dropped. */
+static struct probe_report reports[FAKE_SLOTS + 1];
+static int nreports;
+
+static void keep_report(const struct probe_report *r, void *arg)
+{
+  ck_assert_ptr_eq(arg, &nreports);
+  ck_assert_int_eq(r->index, nreports);
+  ck_assert_int_le(nreports, FAKE_SLOTS);
+  reports[nreports++] = *r;
+}
+
+START_TEST(report_says_why_each_counter_was_dropped)
+{
+  struct choice c;
+  fakes[0].failure = FAKE_SETUP_REFUSES;
+  fakes[0].info.refusal = "perf_event_open";
+  fakes[0].info.refusal_errno = EACCES;
+  fakes[1].failure = FAKE_SETUP_SIGSEGV;
+  fakes[2].failure = FAKE_READ_SIGILL;
+  fakes[3].info.kind = COUNTER_OFFCORE;
+  fakes[3].info.frequency = 1000000000LL;  /* 2.4: no fit */
+  nreports = 0;
+  ck_assert_int_eq(cpucycles_select(table, 4, PERSECOND, 0, keep_report,
+                                    &nreports, &c), -1);
+  ck_assert_int_eq(nreports, 5);
+
+  ck_assert_str_eq(reports[0].name, "fake-0");
+  ck_assert_int_eq(reports[0].outcome, PROBE_REFUSED);
+  ck_assert_str_eq(reports[0].info.refusal, "perf_event_open");
+  ck_assert_int_eq(reports[0].info.refusal_errno, EACCES);
+  ck_assert_int_eq(reports[0].signal, 0);
+
+  ck_assert_int_eq(reports[1].outcome, PROBE_CRASHED);
+  ck_assert_int_eq(reports[1].signal, SIGSEGV);
+  ck_assert_int_eq(reports[1].stage, PROBE_IN_SETUP);
+  ck_assert_ptr_null(reports[1].info.refusal);
+
+  ck_assert_int_eq(reports[2].outcome, PROBE_CRASHED);
+  ck_assert_int_eq(reports[2].signal, SIGILL);
+  ck_assert_int_eq(reports[2].stage, PROBE_IN_READS);
+
+  ck_assert_int_eq(reports[3].outcome, PROBE_MISFIT);
+  ck_assert_int_eq(reports[3].info.frequency, 1000000000LL);
+  ck_assert_int_eq(reports[3].persecond, PERSECOND);
+  ck_assert(reports[3].ratio > 2.3999 && reports[3].ratio < 2.4001);
+  ck_assert(reports[3].scaling == 0);
+
+  ck_assert_str_eq(reports[4].name, "default-zero");
+  ck_assert_int_eq(reports[4].outcome, PROBE_FALLBACK);
+  ck_assert_int_eq(reports[4].precision, 0);
+}
+END_TEST
+
+START_TEST(report_of_unsteady_and_working_counters)
+{
+  struct choice c;
+  fakes[0].failure = FAKE_NEVER_MOVES;
+  fakes[1].failure = FAKE_DECREASES;
+  fakes[1].bad_attempts = SELECT_ATTEMPTS;
+  fakes[2].failure = FAKE_DECREASES;
+  fakes[2].bad_attempts = 3;                /* steady from the 4th attempt */
+  fakes[2].steps[0] = 5;
+  fakes[3].info.kind = COUNTER_OFFCORE;
+  fakes[3].info.frequency = 1200000000LL;  /* 2: fits */
+  fakes[3].steps[0] = 1;
+  nreports = 0;
+  ck_assert_int_eq(cpucycles_select(table, 4, PERSECOND, 0, keep_report,
+                                    &nreports, &c), 2);
+  ck_assert_int_eq(nreports, 5);
+
+  ck_assert_int_eq(reports[0].outcome, PROBE_STUCK);
+  ck_assert_int_eq(reports[0].attempts, SELECT_ATTEMPTS);
+  ck_assert_int_eq(reports[0].backwards, 0);
+
+  ck_assert_int_eq(reports[1].outcome, PROBE_BACKWARDS);
+  ck_assert_int_eq(reports[1].attempts, SELECT_ATTEMPTS);
+  ck_assert_int_eq(reports[1].backwards, SELECT_ATTEMPTS);
+
+  ck_assert_int_eq(reports[2].outcome, PROBE_WORKS);
+  ck_assert_int_eq(reports[2].attempts, 4);
+  ck_assert_int_eq(reports[2].backwards, 3);
+  ck_assert_int_eq(reports[2].precision, 5);
+
+  ck_assert_int_eq(reports[3].outcome, PROBE_WORKS);
+  ck_assert_int_eq(reports[3].precision, 102);  /* 1 tick = 2 cycles + 100 */
+  ck_assert(reports[3].scaling == 2.0);
+  ck_assert(reports[3].ratio == 2.0);
+  ck_assert_int_eq(reports[3].info.kind, COUNTER_OFFCORE);
 }
 END_TEST
 
@@ -469,6 +562,8 @@ static Suite *select_suite(void)
   tcase_add_test(t, default_zero_by_name);
   tcase_add_test(t, only32_counter_judged_on_low_bits);
   tcase_add_test(t, hopeless_counter_not_sampled_unless_tracing);
+  tcase_add_test(t, report_says_why_each_counter_was_dropped);
+  tcase_add_test(t, report_of_unsteady_and_working_counters);
   suite_add_tcase(s, t);
   return s;
 }

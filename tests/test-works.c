@@ -63,6 +63,26 @@ START_TEST(each_crash_signal_is_caught)
 }
 END_TEST
 
+/* Which signal stopped the function, for cpucycles-info --explain. */
+START_TEST(the_signal_is_told)
+{
+  int signals[] = { SIGILL, SIGFPE, SIGBUS, SIGSEGV, SIGABRT };
+  unsigned i;
+  int sig = -1;
+  ck_assert_int_eq(cpucycles_works_signal(fine, 0, &sig), 0);
+  ck_assert_int_eq(sig, 0);
+  for (i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+    ck_assert_int_eq(cpucycles_works_signal(raises, &signals[i], &sig), -1);
+    ck_assert_int_eq(sig, signals[i]);
+  }
+  ck_assert_int_eq(cpucycles_works_signal(segfaults, 0, &sig), -1);
+  ck_assert_int_eq(sig, SIGSEGV);
+  ck_assert_int_eq(cpucycles_works_signal(fine, 0, &sig), 0);
+  ck_assert_int_eq(sig, 0);
+  ck_assert_int_eq(cpucycles_works_signal(segfaults, 0, 0), -1);
+}
+END_TEST
+
 START_TEST(real_fault_is_caught)
 {
   ck_assert_int_eq(cpucycles_works(segfaults, 0), -1);
@@ -119,6 +139,7 @@ int main(void)
   tcase_add_test(t, normal_function_works);
   tcase_add_test(t, each_crash_signal_is_caught);
   tcase_add_test(t, real_fault_is_caught);
+  tcase_add_test(t, the_signal_is_told);
   tcase_add_test(t, handlers_restored);
   tcase_add_test(t, mask_restored_and_blocked_fault_still_caught);
   suite_add_tcase(s, t);

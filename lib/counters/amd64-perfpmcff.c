@@ -42,6 +42,7 @@
 #endif
 
 #include <x86intrin.h> /* __rdpmc: the rdpmc instruction, edx:eax */
+#include <errno.h>
 
 #include "counter.h"
 #include "perf.h"
@@ -90,13 +91,14 @@ static long long perfpmcff_read(void)
 
 static int perfpmcff_setup(struct counter_info *info)
 {
-  if (cpucycles_perf_open(&event, 1, 0) != 0) return -1;
+  if (cpucycles_perf_open(&event, 1, 0) != 0)
+    return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_OPEN, errno);
   if (!on_fixed_counter()) {
     /* Not on the fixed counter here (or no user rdpmc at all):
      * amd64-perfpmc, or default-perfevent, is the counter for this
      * machine. */
     cpucycles_perf_close(&event);
-    return -1;
+    return counter_refuse(info, CPUCYCLES_REFUSAL_NOT_FIXED, 0);
   }
   event.fast = 1;
   rdpmc(FIXED_CYCLES); /* a fault here is caught by the probe */

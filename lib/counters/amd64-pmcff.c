@@ -36,7 +36,8 @@ static long long pmcff_read(void)
 
 static int pmcff_setup(struct counter_info *info)
 {
-  if (cpucycles_rdpmc_switch("") == 1) return -1;
+  if (cpucycles_rdpmc_switch("") == 1)
+    return counter_refuse(info, CPUCYCLES_REFUSAL_RDPMC_SWITCH, 0);
   pmcff_read(); /* faults here when RDPMC or the fixed counter is refused */
   info->kind = COUNTER_ONCORE;
   info->frequency = 0;

@@ -43,8 +43,10 @@ static unsigned int cortex_cntenset(void)
 
 static int cortex_setup(struct counter_info *info)
 {
-  if (!(cortex_userenr() & 1)) return -1;         /* PMUSERENR.EN */
-  if (!(cortex_cntenset() & 0x80000000u)) return -1; /* PMCNTENSET.C */
+  if (!(cortex_userenr() & 1))
+    return counter_refuse(info, "PMUSERENR.EN is 0: no user access", 0);
+  if (!(cortex_cntenset() & 0x80000000u))
+    return counter_refuse(info, "PMCNTENSET.C is 0: the cycle counter is off", 0);
   cortex_read();
   info->kind = COUNTER_ONCORE;
   info->frequency = 0;

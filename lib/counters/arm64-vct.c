@@ -36,7 +36,8 @@ static long long vct_frequency(void)
 static int vct_setup(struct counter_info *info)
 {
   long long f = vct_frequency();
-  if (f < VCT_MIN_HZ || f > VCT_MAX_HZ) return -1;
+  if (f < VCT_MIN_HZ || f > VCT_MAX_HZ)
+    return counter_refuse(info, "CNTFRQ_EL0 holds an implausible frequency", 0);
   vct_read();
   info->kind = COUNTER_OFFCORE;
   info->frequency = f;

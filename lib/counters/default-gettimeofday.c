@@ -2,6 +2,7 @@
  * CPU frequency estimate.  The last resort before default-zero: everywhere,
  * but coarse and subject to clock steps. */
 #include <sys/time.h>
+#include <errno.h>
 #include "counter.h"
 
 static long long gettimeofday_read(void)
@@ -14,7 +15,8 @@ static long long gettimeofday_read(void)
 static int gettimeofday_setup(struct counter_info *info)
 {
   struct timeval t;
-  if (gettimeofday(&t, 0) != 0) return -1;
+  if (gettimeofday(&t, 0) != 0)
+    return counter_refuse(info, "gettimeofday", errno);
   info->kind = COUNTER_OSCLOCK;
   info->frequency = 1000000LL;
   info->only32 = 0;

@@ -3,6 +3,7 @@
  * libc declares the clock; the running kernel may still refuse it (an old
  * kernel under a new libc), so setup asks it once at run time. */
 #include <time.h>
+#include <errno.h>
 #include "counter.h"
 
 #if !defined(CLOCK_MONOTONIC)
@@ -19,7 +20,8 @@ static long long monotonic_read(void)
 static int monotonic_setup(struct counter_info *info)
 {
   struct timespec t;
-  if (clock_gettime(CLOCK_MONOTONIC, &t) != 0) return -1;
+  if (clock_gettime(CLOCK_MONOTONIC, &t) != 0)
+    return counter_refuse(info, "clock_gettime(CLOCK_MONOTONIC)", errno);
   info->kind = COUNTER_OSCLOCK;
   info->frequency = 1000000000LL;
   info->only32 = 0;

@@ -38,13 +38,16 @@ static unsigned int cpucfg(unsigned int word)
 static int rdtime_setup(struct counter_info *info)
 {
   unsigned long long base, mul, div, f;
-  if (!(cpucfg(2) & (1u << 14))) return -1; /* no constant timer */
+  if (!(cpucfg(2) & (1u << 14))) /* no constant timer */
+    return counter_refuse(info, "CPUCFG says the timer is not constant", 0);
   base = cpucfg(4);
   mul = cpucfg(5) & 0xffff;
   div = cpucfg(5) >> 16;
-  if (base == 0 || mul == 0 || div == 0) return -1;
+  if (base == 0 || mul == 0 || div == 0)
+    return counter_refuse(info, "CPUCFG gives no timer frequency", 0);
   f = base * mul / div;
-  if (f < RDTIME_MIN_HZ || f > RDTIME_MAX_HZ) return -1;
+  if (f < RDTIME_MIN_HZ || f > RDTIME_MAX_HZ)
+    return counter_refuse(info, "CPUCFG gives an implausible timer frequency", 0);
   rdtime_read();
   info->kind = COUNTER_OFFCORE;
   info->frequency = (long long) f;

@@ -45,7 +45,8 @@ static long long cc_read(void)
 static int cc_setup(struct counter_info *info)
 {
   unsigned int res = rdhwr_ccres(); /* SIGILL here without HWREna */
-  if (res < 1 || res > 64) return -1;
+  if (res < 1 || res > 64)
+    return counter_refuse(info, "CCRes is implausible", 0);
   cycles_per_count = res;
   rdhwr_cc();
   info->kind = COUNTER_ONCORE;

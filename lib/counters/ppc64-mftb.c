@@ -35,7 +35,8 @@ static long long mftb_read(void)
  * cannot fault (unprivileged), for the form's sake. */
 static int mftb_setup(struct counter_info *info)
 {
-  if (cpucycles_timebase_info(info) != 0) return -1;
+  if (cpucycles_timebase_info(info) != 0)
+    return counter_refuse(info, "no plausible time-base frequency", 0);
   mftb_read();
   return 0;
 }

@@ -74,11 +74,11 @@ static void public_api(void)
   check(b > a, "cpucycles() moves across a 20 ms sleep");
 }
 
-static void trace(int n, const char *name, long long precision, double scaling,
-                  int only32)
+static void trace(const struct probe_report *r, void *arg)
 {
-  printf("  probe %d %s precision %lld scaling %f only32 %d\n", n, name,
-         precision, scaling, only32);
+  (void) arg;
+  printf("  probe %d %s precision %lld scaling %f only32 %d\n", r->index,
+         r->name, r->precision, r->scaling, r->info.only32);
 }
 
 static void each_counter(long long persecond)
@@ -90,7 +90,7 @@ static void each_counter(long long persecond)
     char what[160];
     long long (*fn)(void);
     if (cpucycles_select(&cpucycles_counter_table[i], 1, persecond, 0, trace,
-                         &choice) < 0) {
+                         0, &choice) < 0) {
       printf("  %s: dropped by the probe here\n", c->name);
       continue;
     }

@@ -1,0 +1,747 @@
+/* cpucycles-info --explain and --json (explain.h). */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include "explain.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "perf.h"
+#include "readfile.h"
+
+/* ---- collecting ---- */
+
+static void keep_source(const struct persecond_source *s, void *arg)
+{
+  struct explain *e = arg;
+  struct explain_source *k;
+
+  if (e->nsources >= EXPLAIN_SOURCES) return;
+  k = &e->sources[e->nsources++];
+  memset(k, 0, sizeof *k);
+  k->source = s->source;
+  k->verdict = s->verdict;
+  if (s->text) {
+    k->has_text = 1;
+    k->len = s->len < EXPLAIN_TEXT ? s->len : EXPLAIN_TEXT;
+    k->cut = s->len > EXPLAIN_TEXT;
+    memcpy(k->text, s->text, k->len);
+  }
+  k->unit = s->unit;
+  k->error = s->error;
+  k->value = s->value;
+}
+
+static void keep_report(const struct probe_report *r, void *arg)
+{
+  struct explain *e = arg;
+  if (e->nreports <= EXPLAIN_COUNTERS) e->reports[e->nreports++] = *r;
+}
+
+/* A small file under root holding one integer (and a newline). */
+static struct explain_setting read_setting(const char *root, const char *path)
+{
+  struct explain_setting s = { 0, 0 };
+  char buf[32], *end;
+  int full;
+  ssize_t len = cpucycles_read_file_start(root, path, buf, sizeof buf - 1,
+                                          &full);
+  if (len <= 0 || full) return s;
+  buf[len] = 0;
+  errno = 0;
+  s.value = strtol(buf, &end, 10);
+  if (end == buf || errno || (*end && strcmp(end, "\n") != 0)) return s;
+  s.known = 1;
+  return s;
+}
+
+/* The first line of a small file under root, without its newline, or ""
+ * when there is none. */
+static const char *read_word(const char *root, const char *path, char *buf,
+                             size_t size)
+{
+  int full;
+  ssize_t len = cpucycles_read_file_start(root, path, buf, size - 1, &full);
+  if (len < 0) len = 0;
+  buf[len] = 0;
+  buf[strcspn(buf, "\n")] = 0;
+  return buf;
+}
+
+static void warn(struct explain *e, const char *key, const char *fmt, ...)
+{
+  va_list ap;
+  if (e->nwarnings >= EXPLAIN_WARNINGS) return;
+  e->warnings[e->nwarnings].key = key;
+  va_start(ap, fmt);
+  vsnprintf(e->warnings[e->nwarnings].text,
+            sizeof e->warnings[e->nwarnings].text, fmt, ap);
+  va_end(ap);
+  e->nwarnings++;
+}
+
+#define SYSCPU "/sys/devices/system/cpu"
+
+/* Governors other than performance and userspace (which pins a set
+ * frequency) move the clock with the load. */
+static void warn_governors(struct explain *e)
+{
+  char path[96], governor[64], first[64] = "";
+  int cpu, firstcpu = -1, others = 0;
+  struct stat st;
+
+  for (cpu = 0; cpu < 65536; cpu++) {
+    char full[4096];
+    snprintf(path, sizeof path, SYSCPU "/cpu%d", cpu);
+    snprintf(full, sizeof full, "%s%s", e->root, path);
+    if (stat(full, &st) != 0) break;
+    snprintf(path, sizeof path, SYSCPU "/cpu%d/cpufreq/scaling_governor", cpu);
+    read_word(e->root, path, governor, sizeof governor);
+    if (!*governor || strcmp(governor, "performance") == 0
+        || strcmp(governor, "userspace") == 0)
+      continue;
+    if (firstcpu < 0) {
+      firstcpu = cpu;
+      snprintf(first, sizeof first, "%s", governor);
+    } else {
+      others++;
+    }
+  }
+  if (firstcpu < 0) return;
+  if (others)
+    warn(e, "governor",
+         "frequency scaling: cpufreq governor %s on cpu%d and %d more CPU%s "
+         "not at performance: the clock rate follows the load; cpupower "
+         "frequency-set -g performance pins it", first, firstcpu, others,
+         others > 1 ? "s" : "");
+  else
+    warn(e, "governor",
+         "frequency scaling: cpufreq governor %s on cpu%d: the clock rate "
+         "follows the load; cpupower frequency-set -g performance pins it",
+         first, firstcpu);
+}
+
+static void warn_turbo(struct explain *e)
+{
+  char word[32];
+  if (strcmp(read_word(e->root, SYSCPU "/intel_pstate/no_turbo", word,
+                       sizeof word), "0") == 0)
+    warn(e, "turbo",
+         "turbo enabled (" SYSCPU "/intel_pstate/no_turbo = 0): the clock "
+         "rate depends on load and temperature; writing 1 there disables it");
+  if (strcmp(read_word(e->root, SYSCPU "/cpufreq/boost", word, sizeof word),
+             "1") == 0)
+    warn(e, "boost",
+         "boost enabled (" SYSCPU "/cpufreq/boost = 1): the clock rate "
+         "depends on load and temperature; writing 0 there disables it");
+}
+
+static int has_flag(const char *flags, const char *flag)
+{
+  size_t n = strlen(flag);
+  const char *p = flags;
+  while ((p = strstr(p, flag)) != 0) {
+    if ((p == flags || p[-1] == ' ' || p[-1] == '\t')
+        && (p[n] == 0 || p[n] == ' ' || p[n] == '\t' || p[n] == '\n'))
+      return 1;
+    p += n;
+  }
+  return 0;
+}
+
+/* The first "flags" line of /proc/cpuinfo (x86's list of CPUID features;
+ * other ISAs have none, and get neither warning). */
+static void warn_cpuinfo_flags(struct explain *e)
+{
+  char path[4096];
+  char *line = 0;
+  size_t size = 0;
+  FILE *f;
+
+  snprintf(path, sizeof path, "%s/proc/cpuinfo", e->root);
+  f = fopen(path, "re");
+  if (!f) return;
+  while (getline(&line, &size, f) > 0) {
+    size_t keylen = strcspn(line, ":");
+    const char *flags;
+    if (!line[keylen]) {
+      if (line[0] == '\n') break;   /* the first processor's block ends */
+      continue;
+    }
+    while (keylen > 0 && (line[keylen - 1] == ' ' || line[keylen - 1] == '\t'))
+      keylen--;
+    if (keylen != 5 || memcmp(line, "flags", 5) != 0) continue;
+    flags = strchr(line, ':') + 1;
+    if (!has_flag(flags, "constant_tsc") || !has_flag(flags, "nonstop_tsc"))
+      warn(e, "tsc_not_invariant",
+           "the TSC is not invariant (%s missing from the /proc/cpuinfo "
+           "flags): it may change rate with the clock or stop in sleep "
+           "states, and the TSC counters then do not count at persecond",
+           !has_flag(flags, "constant_tsc")
+           ? (!has_flag(flags, "nonstop_tsc") ? "constant_tsc and nonstop_tsc"
+                                              : "constant_tsc")
+           : "nonstop_tsc");
+    if (has_flag(flags, "hypervisor"))
+      warn(e, "hypervisor",
+           "running under a hypervisor (the hypervisor flag in /proc/cpuinfo): "
+           "other guests share the CPU and the counters may be emulated or "
+           "offset; benchmark on bare metal");
+    break;
+  }
+  free(line);
+  fclose(f);
+}
+
+int explain_collect(struct explain *e, const char *root,
+                    const struct counter *const *table, int count,
+                    const char *envpersecond, const char *name)
+{
+  struct choice choice;
+
+  memset(e, 0, sizeof *e);
+  if (count > EXPLAIN_COUNTERS) return -1;
+  e->root = root ? root : "";
+  e->named = name;
+  e->count = count;
+  e->persecond = cpucycles_persecond_estimate_reported(e->root, envpersecond,
+                                                       keep_source, e);
+#ifdef CPUCYCLES_PERF_AVAILABLE
+  cpucycles_perf_set_persecond(e->persecond);
+#endif
+  e->chosen = cpucycles_select(table, count, e->persecond, name, keep_report,
+                               e, &choice);
+  if (e->chosen >= 0 && table[e->chosen]->release) table[e->chosen]->release();
+
+  e->paranoid = read_setting(e->root, "/proc/sys/kernel/perf_event_paranoid");
+  e->rdpmc = read_setting(e->root, "/sys/bus/event_source/devices/cpu/rdpmc");
+  if (!e->rdpmc.known)   /* hybrid Intel: one PMU per core type */
+    e->rdpmc = read_setting(e->root,
+                            "/sys/bus/event_source/devices/cpu_core/rdpmc");
+  e->perf_user_access = read_setting(e->root,
+                                     "/proc/sys/kernel/perf_user_access");
+  warn_governors(e);
+  warn_turbo(e);
+  warn_cpuinfo_flags(e);
+  return 0;
+}
+
+/* ---- words ---- */
+
+static const char *errno_name(int err)
+{
+  switch (err) {
+  case EACCES: return "EACCES";
+  case EPERM: return "EPERM";
+  case ENOENT: return "ENOENT";
+  case ENODEV: return "ENODEV";
+  case EOPNOTSUPP: return "EOPNOTSUPP";
+  case EINVAL: return "EINVAL";
+  case EBUSY: return "EBUSY";
+  case EMFILE: return "EMFILE";
+  case ENFILE: return "ENFILE";
+  case ENOMEM: return "ENOMEM";
+  case ENOSYS: return "ENOSYS";
+  case EISDIR: return "EISDIR";
+  case ENXIO: return "ENXIO";
+  case E2BIG: return "E2BIG";
+  case EIO: return "EIO";
+  }
+  return 0;
+}
+
+static const char *signal_name(int sig)
+{
+  switch (sig) {
+  case SIGILL: return "SIGILL";
+  case SIGFPE: return "SIGFPE";
+  case SIGBUS: return "SIGBUS";
+  case SIGSEGV: return "SIGSEGV";
+  case SIGABRT: return "SIGABRT";
+  }
+  return 0;
+}
+
+static const char *kind_name(enum counter_kind kind)
+{
+  switch (kind) {
+  case COUNTER_ONCORE: return "oncore";
+  case COUNTER_OFFCORE: return "offcore";
+  case COUNTER_PERFEVENT: return "perfevent";
+  case COUNTER_OSCLOCK: return "osclock";
+  }
+  return "unknown";
+}
+
+static const char *outcome_name(enum probe_outcome o)
+{
+  switch (o) {
+  case PROBE_WORKS: return "works";
+  case PROBE_REFUSED: return "refused";
+  case PROBE_CRASHED: return "crashed";
+  case PROBE_MISFIT: return "misfit";
+  case PROBE_BACKWARDS: return "backwards";
+  case PROBE_STUCK: return "stuck";
+  case PROBE_FALLBACK: return "fallback";
+  }
+  return "unknown";
+}
+
+static const char *verdict_name(enum persecond_verdict v)
+{
+  switch (v) {
+  case PERSECOND_ABSENT: return "absent";
+  case PERSECOND_UNREADABLE: return "unreadable";
+  case PERSECOND_NO_VALUE: return "no_value";
+  case PERSECOND_NOT_A_NUMBER: return "not_a_number";
+  case PERSECOND_IMPLAUSIBLE: return "implausible";
+  case PERSECOND_ACCEPTED: return "accepted";
+  }
+  return "unknown";
+}
+
+static void append(char *buf, size_t size, const char *fmt, ...)
+{
+  size_t used = strlen(buf);
+  va_list ap;
+  if (used + 1 >= size) return;
+  va_start(ap, fmt);
+  vsnprintf(buf + used, size - used, fmt, ap);
+  va_end(ap);
+}
+
+static void append_errno(char *buf, size_t size, int err)
+{
+  const char *n = errno_name(err);
+  if (n) append(buf, size, "%s", n);
+  else append(buf, size, "errno %d", err);
+}
+
+static int starts_with(const char *s, const char *prefix)
+{
+  return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* A frequency in MHz as a person writes it: 1050 MHz, 19.2 MHz. */
+static void append_mhz(char *buf, size_t size, long long hz)
+{
+  append(buf, size, "%.10g MHz", (double) hz / 1e6);
+}
+
+static const char *persecond_source(const struct explain *e)
+{
+  int i;
+  for (i = 0; i < e->nsources; i++)
+    if (e->sources[i].verdict == PERSECOND_ACCEPTED) return e->sources[i].source;
+  return "default";
+}
+
+static void refused(const struct explain *e, const struct probe_report *r,
+                    char *fact, size_t fs, char *action, size_t as)
+{
+  const char *why = r->info.refusal;
+  int user_access_isa = starts_with(r->name, "arm64-")
+                        || starts_with(r->name, "riscv");
+
+  if (!why) {
+    append(fact, fs, "setup refused");
+  } else if (strcmp(why, CPUCYCLES_REFUSAL_PERF_OPEN) == 0) {
+    int err = r->info.refusal_errno;
+    append(fact, fs, "perf_event_open: ");
+    append_errno(fact, fs, err);
+    if ((err == EACCES || err == EPERM) && e->paranoid.known) {
+      append(fact, fs, " (kernel.perf_event_paranoid = %ld)", e->paranoid.value);
+      if (e->paranoid.value > 2)
+        append(action, as, "cpucycles-open or sysctl "
+               "kernel.perf_event_paranoid=2 would allow it");
+      else
+        append(action, as, "the setting allows it: a seccomp filter or a "
+               "container's policy forbids perf_event_open here");
+    } else if (err == EACCES || err == EPERM) {
+      append(action, as, "cpucycles-open or sysctl "
+             "kernel.perf_event_paranoid=2 would allow it");
+    } else if (err == ENOENT || err == ENODEV || err == EOPNOTSUPP) {
+      append(fact, fs, " (the kernel has no hardware cycles event here)");
+      append(action, as, "a virtual machine needs a virtual PMU; nothing "
+             "in this system's settings would allow it");
+    } else if (err == ENOSYS) {
+      append(fact, fs, " (a kernel without perf events)");
+    }
+  } else if (strcmp(why, CPUCYCLES_REFUSAL_NO_USER_RDPMC) == 0) {
+    append(fact, fs, "%s", why);
+    if (user_access_isa) {
+      if (e->perf_user_access.known)
+        append(fact, fs, " (kernel.perf_user_access = %ld)",
+               e->perf_user_access.value);
+      append(action, as, "cpucycles-open or sysctl kernel.perf_user_access=1 "
+             "would allow it");
+    } else {
+      if (e->rdpmc.known) append(fact, fs, " (rdpmc = %ld)", e->rdpmc.value);
+      append(action, as, "cpucycles-open (rdpmc = 2) would allow it");
+    }
+  } else if (strcmp(why, CPUCYCLES_REFUSAL_RDPMC_SWITCH) == 0) {
+    append(fact, fs, "RDPMC not allowed (rdpmc = 1 allows it only with a "
+           "perf event)");
+    append(action, as, "cpucycles-open (rdpmc = 2) would allow it");
+  } else if (strcmp(why, CPUCYCLES_REFUSAL_NOT_FIXED) == 0) {
+    append(fact, fs, "%s (an AMD CPU has none; on Intel the NMI watchdog "
+           "may hold it)", why);
+    append(action, as, "cpucycles-open (kernel.nmi_watchdog = 0) frees it "
+           "where the watchdog holds it");
+  } else {
+    append(fact, fs, "%s", why);
+    if (r->info.refusal_errno) {
+      append(fact, fs, ": ");
+      append_errno(fact, fs, r->info.refusal_errno);
+    }
+  }
+}
+
+static void crashed(const struct explain *e, const struct probe_report *r,
+                    char *fact, size_t fs, char *action, size_t as)
+{
+  const char *sig = signal_name(r->signal);
+  if (sig) append(fact, fs, "crashed with %s", sig);
+  else append(fact, fs, "crashed with signal %d", r->signal);
+  append(fact, fs, r->stage == PROBE_IN_SETUP ? " in setup" : " in its reads");
+  if (strcmp(r->name, "amd64-pmcff") == 0) {
+    if (!e->rdpmc.known) {
+      append(fact, fs, " (no x86 PMU driver here: no rdpmc switch in "
+             "/sys/bus/event_source/devices)");
+    } else if (e->rdpmc.value == 2) {
+      append(fact, fs, " (RDPMC is allowed, rdpmc = 2: this CPU has no "
+             "fixed counter 1, as AMD's have none)");
+    } else {
+      append(fact, fs, " (RDPMC is off: rdpmc = %ld)", e->rdpmc.value);
+      append(action, as, "cpucycles-open (rdpmc = 2) would allow it");
+    }
+  } else if (strcmp(r->name, "arm64-pmc") == 0) {
+    append(fact, fs, " (the kernel does not let user space read PMCCNTR_EL0)");
+    append(action, as, "arm64-perfpmc reads it through perf; a kernel module "
+           "setting PMUSERENR_EL0 would allow this one");
+  } else if (starts_with(r->name, "riscv") && strstr(r->name, "-rdcycle")) {
+    append(fact, fs, " (Linux 6.6 and later refuse user rdcycle)");
+    append(action, as, "the perfrdcycle counter with cpucycles-open or sysctl "
+           "kernel.perf_user_access=1");
+  }
+}
+
+static void misfit(const struct explain *e, const struct probe_report *r,
+                   char *fact, size_t fs, char *action, size_t as)
+{
+  if (r->info.frequency <= 0 || r->persecond <= 0) {
+    append(fact, fs, "no usable frequency (%lld Hz against %lld Hz)",
+           r->info.frequency, r->persecond);
+    return;
+  }
+  append(fact, fs, "%lld Hz is not close to k/2^j times ", r->persecond);
+  append_mhz(fact, fs, r->info.frequency);
+  append(fact, fs, " (ratio %.6f)", r->ratio);
+  if (strcmp(persecond_source(e), "default") == 0)
+    append(action, as, "no frequency source answered (%lld Hz is a guess): "
+           "the CPU frequency in /etc/cpucyclespersecond would allow it",
+           r->persecond);
+  else
+    append(action, as, "the frequency estimate from %s may be wrong: the "
+           "CPU frequency in /etc/cpucyclespersecond would allow it",
+           persecond_source(e));
+}
+
+int explain_counter(const struct explain *e, int i, char *fact,
+                    size_t factsize, char *action, size_t actionsize)
+{
+  const struct probe_report *r = &e->reports[i];
+  int chosen = i == e->count ? e->chosen < 0 : i == e->chosen;
+  const char *winner = e->chosen >= 0 ? e->reports[e->chosen].name
+                                      : "default-zero";
+  int named = e->named && strcmp(e->named, winner) == 0;
+
+  fact[0] = action[0] = 0;
+  switch (r->outcome) {
+  case PROBE_WORKS:
+    append(fact, factsize, "precision %lld cycles", r->precision);
+    if (chosen && named)
+      append(fact, factsize, ", named by CPUCYCLES_COUNTER");
+    else if (chosen)
+      append(fact, factsize, ", the best (the earliest on a tie)");
+    else if (named)
+      append(fact, factsize, ", but CPUCYCLES_COUNTER names %s", winner);
+    else if (e->chosen >= 0)
+      append(fact, factsize, ", not better than %s's %lld", winner,
+             e->reports[e->chosen].precision);
+    break;
+  case PROBE_REFUSED:
+    refused(e, r, fact, factsize, action, actionsize);
+    break;
+  case PROBE_CRASHED:
+    crashed(e, r, fact, factsize, action, actionsize);
+    break;
+  case PROBE_MISFIT:
+    misfit(e, r, fact, factsize, action, actionsize);
+    break;
+  case PROBE_BACKWARDS:
+    append(fact, factsize, "went backwards in %d of %d attempts of %d reads "
+           "(and never increased steadily in the others)",
+           r->backwards, r->attempts, SELECT_SAMPLES);
+    append(action, actionsize, "pinning the program to one CPU (taskset) "
+           "may help if the CPUs' counters are not synchronised");
+    break;
+  case PROBE_STUCK:
+    append(fact, factsize, "never increased in %d attempts of %d reads",
+           r->attempts, SELECT_SAMPLES);
+    if (strcmp(r->name, "amd64-pmcff") == 0)
+      append(action, actionsize, "nobody programmed fixed counter 1: a "
+             "running perf session or the NMI watchdog counts there");
+    break;
+  case PROBE_FALLBACK:
+    if (chosen && named)
+      append(fact, factsize, "named by CPUCYCLES_COUNTER");
+    else if (chosen)
+      append(fact, factsize, "no other counter works");
+    else
+      append(fact, factsize, "not needed: %s works", winner);
+    break;
+  }
+  return chosen;
+}
+
+/* ---- text ---- */
+
+/* A source's text as a person reads it: quoted, at most 40 bytes, with
+ * escapes for what does not print. */
+static void print_quoted(FILE *out, const struct explain_source *s)
+{
+  size_t i, n = s->len < 40 ? s->len : 40;
+  size_t shown = n;
+  /* a trailing newline is the file's end, not part of the value */
+  if (shown == s->len && shown > 0 && s->text[shown - 1] == '\n') shown--;
+  fputc('"', out);
+  for (i = 0; i < shown; i++) {
+    unsigned char c = (unsigned char) s->text[i];
+    if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+    else if (c == '\n') fputs("\\n", out);
+    else if (c == '\t') fputs("\\t", out);
+    else if (c < 0x20 || c >= 0x7f) fprintf(out, "\\x%02x", c);
+    else fputc(c, out);
+  }
+  fputc('"', out);
+  if (n < s->len || s->cut) fputs("...", out);
+}
+
+static void print_source_reason(FILE *out, const struct explain_source *s)
+{
+  switch (s->verdict) {
+  case PERSECOND_UNREADABLE:
+    fputs("unreadable: ", out);
+    if (errno_name(s->error)) fputs(errno_name(s->error), out);
+    else fprintf(out, "errno %d", s->error);
+    break;
+  case PERSECOND_NO_VALUE:
+    fputs("no frequency line", out);
+    break;
+  case PERSECOND_NOT_A_NUMBER:
+  case PERSECOND_IMPLAUSIBLE:
+    if (s->has_text) {
+      print_quoted(out, s);
+      fputs(": ", out);
+    }
+    if (s->verdict == PERSECOND_NOT_A_NUMBER) fputs("not a number", out);
+    else fputs("implausible (1 MHz to 100 GHz)", out);
+    if (s->unit) fprintf(out, ", read in %s", s->unit);
+    break;
+  default:
+    fputs(verdict_name(s->verdict), out);
+    break;
+  }
+}
+
+void explain_print_text(FILE *out, const struct explain *e)
+{
+  char fact[512], action[512];
+  int i;
+
+  for (i = 0; i < e->nreports; i++) {
+    int chosen = explain_counter(e, i, fact, sizeof fact, action, sizeof action);
+    fprintf(out, "counter %s: %s: %s%s%s\n", e->reports[i].name,
+            chosen ? "chosen" : "dropped", fact, *action ? "; " : "", action);
+  }
+  fprintf(out, "persecond %lld: from %s\n", e->persecond, persecond_source(e));
+  for (i = 0; i < e->nsources; i++) {
+    const struct explain_source *s = &e->sources[i];
+    if (s->verdict == PERSECOND_ABSENT || s->verdict == PERSECOND_ACCEPTED)
+      continue;
+    fprintf(out, "persecond source %s: rejected: ", s->source);
+    print_source_reason(out, s);
+    fputc('\n', out);
+  }
+  for (i = 0; i < e->nwarnings; i++)
+    fprintf(out, "warning %s: %s\n", e->warnings[i].key, e->warnings[i].text);
+}
+
+/* ---- JSON ---- */
+
+void explain_json_string(FILE *out, const char *s, size_t len)
+{
+  size_t i;
+  fputc('"', out);
+  for (i = 0; i < len; i++) {
+    unsigned char c = (unsigned char) s[i];
+    switch (c) {
+    case '"': fputs("\\\"", out); break;
+    case '\\': fputs("\\\\", out); break;
+    case '\n': fputs("\\n", out); break;
+    case '\r': fputs("\\r", out); break;
+    case '\t': fputs("\\t", out); break;
+    default:
+      /* control characters, DEL and every byte past ASCII (a file's text
+       * need not be UTF-8) as \u00XX: the byte's Latin-1 code point */
+      if (c < 0x20 || c >= 0x7f) fprintf(out, "\\u%04x", c);
+      else fputc(c, out);
+    }
+  }
+  fputc('"', out);
+}
+
+static void json_cstring(FILE *out, const char *s)
+{
+  if (s) explain_json_string(out, s, strlen(s));
+  else fputs("null", out);
+}
+
+static void json_key(FILE *out, const char *key, int *first)
+{
+  if (!*first) fputc(',', out);
+  *first = 0;
+  fputs("\n    ", out);
+  json_cstring(out, key);
+  fputs(": ", out);
+}
+
+static void json_setting(FILE *out, struct explain_setting s)
+{
+  if (s.known) fprintf(out, "%ld", s.value);
+  else fputs("null", out);
+}
+
+static void json_counter(FILE *out, const struct explain *e, int i)
+{
+  const struct probe_report *r = &e->reports[i];
+  char fact[512], action[512];
+  int chosen = explain_counter(e, i, fact, sizeof fact, action, sizeof action);
+  int first = 1;
+
+  fputs("  {", out);
+  json_key(out, "index", &first); fprintf(out, "%d", r->index);
+  json_key(out, "name", &first); json_cstring(out, r->name);
+  json_key(out, "chosen", &first); fputs(chosen ? "true" : "false", out);
+  json_key(out, "outcome", &first); json_cstring(out, outcome_name(r->outcome));
+  json_key(out, "fact", &first); json_cstring(out, fact);
+  json_key(out, "action", &first);
+  if (*action) json_cstring(out, action);
+  else fputs("null", out);
+  json_key(out, "precision", &first);
+  if (r->outcome == PROBE_WORKS) fprintf(out, "%lld", r->precision);
+  else fputs("null", out);
+  /* what setup said, when it got that far */
+  json_key(out, "kind", &first);
+  if (r->outcome == PROBE_WORKS || r->outcome == PROBE_MISFIT
+      || r->outcome == PROBE_BACKWARDS || r->outcome == PROBE_STUCK
+      || (r->outcome == PROBE_CRASHED && r->stage == PROBE_IN_READS))
+    json_cstring(out, kind_name(r->info.kind));
+  else
+    fputs("null", out);
+  json_key(out, "frequency", &first); fprintf(out, "%lld", r->info.frequency);
+  json_key(out, "ratio", &first); fprintf(out, "%.9g", r->ratio);
+  json_key(out, "scaling", &first); fprintf(out, "%.9g", r->scaling);
+  json_key(out, "only32", &first); fputs(r->info.only32 ? "true" : "false", out);
+  json_key(out, "signal", &first);
+  if (r->signal && signal_name(r->signal)) json_cstring(out, signal_name(r->signal));
+  else if (r->signal) fprintf(out, "\"%d\"", r->signal);
+  else fputs("null", out);
+  json_key(out, "stage", &first);
+  if (r->outcome == PROBE_CRASHED)
+    json_cstring(out, r->stage == PROBE_IN_SETUP ? "setup" : "reads");
+  else
+    fputs("null", out);
+  json_key(out, "refusal", &first);
+  json_cstring(out, r->outcome == PROBE_REFUSED ? r->info.refusal : 0);
+  json_key(out, "errno", &first);
+  if (r->outcome == PROBE_REFUSED && r->info.refusal_errno) {
+    if (errno_name(r->info.refusal_errno))
+      json_cstring(out, errno_name(r->info.refusal_errno));
+    else
+      fprintf(out, "\"errno %d\"", r->info.refusal_errno);
+  } else {
+    fputs("null", out);
+  }
+  json_key(out, "attempts", &first); fprintf(out, "%d", r->attempts);
+  json_key(out, "backwards", &first); fprintf(out, "%d", r->backwards);
+  fputs("\n  }", out);
+}
+
+static void json_source(FILE *out, const struct explain_source *s)
+{
+  int first = 1;
+  fputs("  {", out);
+  json_key(out, "source", &first); json_cstring(out, s->source);
+  json_key(out, "verdict", &first); json_cstring(out, verdict_name(s->verdict));
+  json_key(out, "text", &first);
+  if (s->has_text) explain_json_string(out, s->text, s->len);
+  else fputs("null", out);
+  json_key(out, "text_cut", &first); fputs(s->cut ? "true" : "false", out);
+  json_key(out, "unit", &first); json_cstring(out, s->unit);
+  json_key(out, "errno", &first);
+  if (s->verdict == PERSECOND_UNREADABLE && errno_name(s->error))
+    json_cstring(out, errno_name(s->error));
+  else if (s->verdict == PERSECOND_UNREADABLE)
+    fprintf(out, "\"errno %d\"", s->error);
+  else
+    fputs("null", out);
+  json_key(out, "value", &first);
+  if (s->verdict == PERSECOND_ACCEPTED) fprintf(out, "%lld", s->value);
+  else fputs("null", out);
+  fputs("\n  }", out);
+}
+
+void explain_print_json(FILE *out, const struct explain *e, const char *version)
+{
+  int i;
+
+  fputs("{\n", out);
+  fputs("\"version\": ", out); json_cstring(out, version);
+  fputs(",\n\"implementation\": ", out);
+  json_cstring(out, e->chosen >= 0 ? e->reports[e->chosen].name
+                                   : "default-zero");
+  fputs(",\n\"named\": ", out); json_cstring(out, e->named);
+  fprintf(out, ",\n\"persecond\": %lld", e->persecond);
+  fputs(",\n\"persecond_source\": ", out); json_cstring(out, persecond_source(e));
+  fputs(",\n\"persecond_sources\": [", out);
+  for (i = 0; i < e->nsources; i++) {
+    fputs(i ? ",\n" : "\n", out);
+    json_source(out, &e->sources[i]);
+  }
+  fputs("\n],\n\"counters\": [", out);
+  for (i = 0; i < e->nreports; i++) {
+    fputs(i ? ",\n" : "\n", out);
+    json_counter(out, e, i);
+  }
+  fputs("\n],\n\"kernel\": {", out);
+  fputs("\n  \"perf_event_paranoid\": ", out); json_setting(out, e->paranoid);
+  fputs(",\n  \"rdpmc\": ", out); json_setting(out, e->rdpmc);
+  fputs(",\n  \"perf_user_access\": ", out);
+  json_setting(out, e->perf_user_access);
+  fputs("\n},\n\"warnings\": [", out);
+  for (i = 0; i < e->nwarnings; i++) {
+    fputs(i ? ",\n  {\"key\": " : "\n  {\"key\": ", out);
+    json_cstring(out, e->warnings[i].key);
+    fputs(", \"text\": ", out);
+    json_cstring(out, e->warnings[i].text);
+    fputc('}', out);
+  }
+  fputs("\n]\n}\n", out);
+}

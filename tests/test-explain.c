@@ -1,0 +1,436 @@
+/* cpucycles-info --explain and --json (src/explain.c): every explanation
+ * class through the library's seams (fake counter tables, the perf opener,
+ * fixture trees for /etc, /proc and /sys built in TMPDIR), the lines
+ * checked with the regular expressions a script would use. */
+#include <config.h>
+#include <check.h>
+#include "check-run.h"
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "explain.h"
+#include "fake-counters.h"
+#include "perf.h"
+
+static const struct counter *table[FAKE_SLOTS];
+static char root[256];
+static struct explain e;
+
+/* ---- fixture trees ---- */
+
+static void put(const char *path, const char *text)
+{
+  char full[512];
+  char *slash;
+  FILE *f;
+
+  snprintf(full, sizeof full, "%s%s", root, path);
+  for (slash = strchr(full + strlen(root) + 1, '/'); slash;
+       slash = strchr(slash + 1, '/')) {
+    *slash = 0;
+    mkdir(full, 0700);
+    *slash = '/';
+  }
+  f = fopen(full, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static void setup(void)
+{
+  int i;
+  fakes_reset();
+  for (i = 0; i < FAKE_SLOTS; i++) table[i] = &fake_counters[i];
+  snprintf(root, sizeof root, "%s/test-explain-XXXXXX",
+           getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  ck_assert_ptr_nonnull(mkdtemp(root));
+  /* a known frequency, unless the test writes another */
+  put("/etc/cpucyclespersecond", "2400000000\n");
+}
+
+static void teardown(void)
+{
+  char command[600];
+  snprintf(command, sizeof command, "rm -rf '%s'", root);
+  if (system(command) != 0) perror(command);
+}
+
+/* ---- reading what was printed ---- */
+
+static char printed[65536];
+
+static void print_text(void)
+{
+  FILE *f = tmpfile();
+  size_t n;
+  ck_assert_ptr_nonnull(f);
+  explain_print_text(f, &e);
+  rewind(f);
+  n = fread(printed, 1, sizeof printed - 1, f);
+  printed[n] = 0;
+  fclose(f);
+}
+
+/* Some line of the output matches the extended regular expression. */
+static int has_line(const char *pattern)
+{
+  regex_t re;
+  char *copy = strdup(printed), *line, *save = 0;
+  int found = 0;
+
+  ck_assert_int_eq(regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB), 0);
+  for (line = strtok_r(copy, "\n", &save); line && !found;
+       line = strtok_r(0, "\n", &save))
+    found = regexec(&re, line, 0, 0, 0) == 0;
+  regfree(&re);
+  free(copy);
+  return found;
+}
+
+#define ck_assert_line(pattern) \
+  ck_assert_msg(has_line(pattern), "no line matches %s in:\n%s", pattern, printed)
+#define ck_assert_no_line(pattern) \
+  ck_assert_msg(!has_line(pattern), "a line matches %s in:\n%s", pattern, printed)
+
+static void explain_table(int count, const char *name)
+{
+  ck_assert_int_eq(explain_collect(&e, root, table, count, 0, name), 0);
+  print_text();
+}
+
+/* Every counter has one line, in probe order, chosen or dropped. */
+START_TEST(every_counter_has_a_line_in_order)
+{
+  fakes[0].failure = FAKE_SETUP_REFUSES;
+  fakes[2].steps[0] = 7;
+  explain_table(3, 0);
+  ck_assert_int_eq(e.nreports, 4);
+  ck_assert_ptr_nonnull(strstr(printed, "counter fake-0: dropped: "));
+  ck_assert(strstr(printed, "counter fake-0:") < strstr(printed, "counter fake-1:"));
+  ck_assert(strstr(printed, "counter fake-1:") < strstr(printed, "counter fake-2:"));
+  ck_assert(strstr(printed, "counter fake-2:") < strstr(printed, "counter default-zero:"));
+  ck_assert_line("^counter fake-1: chosen: precision 1 cycles, the best");
+  ck_assert_line("^counter fake-2: dropped: precision 7 cycles, not better than fake-1's 1$");
+  ck_assert_line("^counter default-zero: dropped: not needed: fake-1 works$");
+}
+END_TEST
+
+START_TEST(perf_refusal_says_paranoid_and_the_action)
+{
+  fakes[0].failure = FAKE_SETUP_REFUSES;
+  fakes[0].info.refusal = CPUCYCLES_REFUSAL_PERF_OPEN;
+  fakes[0].info.refusal_errno = EACCES;
+  put("/proc/sys/kernel/perf_event_paranoid", "3\n");
+  explain_table(2, 0);
+  ck_assert_line("^counter fake-0: dropped: perf_event_open: EACCES "
+                 "\\(kernel\\.perf_event_paranoid = 3\\); cpucycles-open or "
+                 "sysctl kernel\\.perf_event_paranoid=2 would allow it$");
+
+  /* allowed by the setting, refused all the same */
+  put("/proc/sys/kernel/perf_event_paranoid", "1\n");
+  explain_table(2, 0);
+  ck_assert_line("^counter fake-0: dropped: perf_event_open: EACCES "
+                 "\\(kernel\\.perf_event_paranoid = 1\\); the setting allows it");
+
+  /* no cycles event at all */
+  fakes_reset();
+  fakes[0].failure = FAKE_SETUP_REFUSES;
+  fakes[0].info.refusal = CPUCYCLES_REFUSAL_PERF_OPEN;
+  fakes[0].info.refusal_errno = ENOENT;
+  explain_table(2, 0);
+  ck_assert_line("^counter fake-0: dropped: perf_event_open: ENOENT \\(the "
+                 "kernel has no hardware cycles event here\\); ");
+}
+END_TEST
+
+/* The real perf counters, refused by the injected opener. */
+static int refusing_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+                         int group_fd, unsigned long flags)
+{
+  (void) attr; (void) pid; (void) cpu; (void) group_fd; (void) flags;
+  errno = EACCES;
+  return -1;
+}
+
+START_TEST(real_perf_counter_refused_by_the_kernel)
+{
+#ifdef CPUCYCLES_PERF_AVAILABLE
+  int i, n = 0;
+  for (i = 0; i < cpucycles_counter_count; i++)
+    if (strstr(cpucycles_counter_table[i]->name, "perf"))
+      table[n++] = cpucycles_counter_table[i];
+  if (n == 0) return;
+  cpucycles_perf_set_opener(refusing_open);
+  put("/proc/sys/kernel/perf_event_paranoid", "3\n");
+  ck_assert_int_eq(explain_collect(&e, root, table, n, 0, 0), 0);
+  print_text();
+  for (i = 0; i < n; i++) {
+    char pattern[256];
+    snprintf(pattern, sizeof pattern,
+             "^counter %s: dropped: perf_event_open: EACCES "
+             "\\(kernel\\.perf_event_paranoid = 3\\); cpucycles-open or sysctl "
+             "kernel\\.perf_event_paranoid=2 would allow it$", table[i]->name);
+    ck_assert_line(pattern);
+  }
+  ck_assert_line("^counter default-zero: chosen: no other counter works$");
+  cpucycles_perf_set_opener(0);
+#endif
+}
+END_TEST
+
+/* The RDPMC switch and user-space reads, as amd64-pmcff, amd64-perfpmc
+ * and arm64-perfpmc would say them: the fakes take those names. */
+START_TEST(rdpmc_refusals)
+{
+  struct counter named[3];
+  named[0] = fake_counters[0];
+  named[0].name = "amd64-pmcff";
+  named[1] = fake_counters[1];
+  named[1].name = "amd64-perfpmc";
+  named[2] = fake_counters[2];
+  named[2].name = "arm64-perfpmc";
+  table[0] = &named[0];
+  table[1] = &named[1];
+  table[2] = &named[2];
+  fakes[0].failure = FAKE_SETUP_REFUSES;
+  fakes[0].info.refusal = CPUCYCLES_REFUSAL_RDPMC_SWITCH;
+  fakes[1].failure = FAKE_SETUP_REFUSES;
+  fakes[1].info.refusal = CPUCYCLES_REFUSAL_NO_USER_RDPMC;
+  fakes[2].failure = FAKE_SETUP_REFUSES;
+  fakes[2].info.refusal = CPUCYCLES_REFUSAL_NO_USER_RDPMC;
+  put("/sys/bus/event_source/devices/cpu/rdpmc", "0\n");
+  put("/proc/sys/kernel/perf_user_access", "0\n");
+  explain_table(4, 0);
+  ck_assert_line("^counter amd64-pmcff: dropped: RDPMC not allowed \\(rdpmc = 1 "
+                 "allows it only with a perf event\\); cpucycles-open "
+                 "\\(rdpmc = 2\\) would allow it$");
+  ck_assert_line("^counter amd64-perfpmc: dropped: cap_user_rdpmc 0: .* "
+                 "\\(rdpmc = 0\\); cpucycles-open \\(rdpmc = 2\\) would allow it$");
+  ck_assert_line("^counter arm64-perfpmc: dropped: cap_user_rdpmc 0: .* "
+                 "\\(kernel\\.perf_user_access = 0\\); cpucycles-open or sysctl "
+                 "kernel\\.perf_user_access=1 would allow it$");
+  ck_assert_line("^counter fake-3: chosen: ");
+}
+END_TEST
+
+START_TEST(crashes_say_the_signal_and_where)
+{
+  struct counter pmcff = fake_counters[2];
+  pmcff.name = "amd64-pmcff";
+  table[2] = &pmcff;
+  fakes[0].failure = FAKE_SETUP_SIGSEGV;
+  fakes[1].failure = FAKE_READ_SIGILL;
+  fakes[2].failure = FAKE_SETUP_SIGSEGV;
+  put("/sys/bus/event_source/devices/cpu/rdpmc", "0\n");
+  explain_table(4, 0);
+  ck_assert_line("^counter fake-0: dropped: crashed with SIGSEGV in setup$");
+  ck_assert_line("^counter fake-1: dropped: crashed with SIGILL in its reads$");
+  ck_assert_line("^counter amd64-pmcff: dropped: crashed with SIGSEGV in setup "
+                 "\\(RDPMC is off: rdpmc = 0\\); cpucycles-open \\(rdpmc = 2\\) "
+                 "would allow it$");
+
+  /* a hybrid Intel machine has its switch under cpu_core */
+  put("/sys/bus/event_source/devices/cpu/rdpmc", "");
+  ck_assert_int_eq(unlink(strcat(strcpy(printed, root),
+                                 "/sys/bus/event_source/devices/cpu/rdpmc")), 0);
+  put("/sys/bus/event_source/devices/cpu_core/rdpmc", "2\n");
+  explain_table(4, 0);
+  ck_assert_line("^counter amd64-pmcff: dropped: crashed with SIGSEGV in setup "
+                 "\\(RDPMC is allowed, rdpmc = 2: this CPU has no fixed counter 1");
+
+  /* no PMU driver at all */
+  ck_assert_int_eq(unlink(strcat(strcpy(printed, root),
+                                 "/sys/bus/event_source/devices/cpu_core/rdpmc")), 0);
+  explain_table(4, 0);
+  ck_assert_line("^counter amd64-pmcff: dropped: crashed with SIGSEGV in setup "
+                 "\\(no x86 PMU driver here");
+}
+END_TEST
+
+START_TEST(misfit_says_the_frequencies)
+{
+  fakes[0].info.kind = COUNTER_OFFCORE;
+  fakes[0].info.frequency = 1050000000LL;
+  put("/etc/cpucyclespersecond", "2399987654\n");
+  explain_table(2, 0);
+  ck_assert_line("^counter fake-0: dropped: 2399987654 Hz is not close to "
+                 "k/2\\^j times 1050 MHz \\(ratio 2\\.28570[0-9]*\\); the "
+                 "frequency estimate from /etc/cpucyclespersecond may be wrong");
+
+  /* 1333.3 MHz, against the default estimate */
+  fakes[0].info.frequency = 1333300000LL;
+  put("/etc/cpucyclespersecond", "x\n");
+  explain_table(2, 0);
+  ck_assert_line("^counter fake-0: dropped: 2399987654 Hz is not close to "
+                 "k/2\\^j times 1333\\.3 MHz .*; no frequency source answered");
+}
+END_TEST
+
+START_TEST(unsteady_counters)
+{
+  fakes[0].failure = FAKE_NEVER_MOVES;
+  fakes[1].failure = FAKE_DECREASES;
+  fakes[1].bad_attempts = SELECT_ATTEMPTS;
+  explain_table(3, 0);
+  ck_assert_line("^counter fake-0: dropped: never increased in 10 attempts of "
+                 "1000 reads$");
+  ck_assert_line("^counter fake-1: dropped: went backwards in 10 of 10 attempts "
+                 "of 1000 reads");
+}
+END_TEST
+
+START_TEST(names_and_default_zero)
+{
+  fakes[0].steps[0] = 1;
+  fakes[1].steps[0] = 5;
+  explain_table(2, "fake-1");
+  ck_assert_line("^counter fake-1: chosen: precision 5 cycles, named by "
+                 "CPUCYCLES_COUNTER$");
+  ck_assert_line("^counter fake-0: dropped: precision 1 cycles, but "
+                 "CPUCYCLES_COUNTER names fake-1$");
+
+  explain_table(2, "default-zero");
+  ck_assert_line("^counter default-zero: chosen: named by CPUCYCLES_COUNTER$");
+
+  fakes[0].failure = FAKE_SETUP_REFUSES;
+  fakes[1].failure = FAKE_SETUP_REFUSES;
+  explain_table(2, 0);
+  ck_assert_line("^counter fake-0: dropped: setup refused$");
+  ck_assert_line("^counter default-zero: chosen: no other counter works$");
+}
+END_TEST
+
+/* ---- the frequency sources ---- */
+
+START_TEST(persecond_sources)
+{
+  put("/etc/cpucyclespersecond", "2400MHz\n");
+  put("/sys/devices/system/cpu/cpu0/cpufreq/scaling_setspeed", "<unsupported>\n");
+  put("/sys/devices/system/cpu/cpu0/cpufreq/scaling_max_freq", "999999999999\n");
+  put("/proc/cpuinfo", "processor\t: 0\ncpu MHz\t\t: 2100.000\n\n");
+  explain_table(1, 0);
+  ck_assert_int_eq(e.persecond, 2100000000LL);
+  ck_assert_line("^persecond 2100000000: from /proc/cpuinfo$");
+  ck_assert_line("^persecond source /etc/cpucyclespersecond: rejected: "
+                 "\"2400MHz\": not a number, read in Hz$");
+  ck_assert_line("^persecond source /sys/devices/system/cpu/cpu0/cpufreq/"
+                 "scaling_setspeed: rejected: \"<unsupported>\": not a number");
+  ck_assert_line("^persecond source /sys/devices/system/cpu/cpu0/cpufreq/"
+                 "scaling_max_freq: rejected: \"999999999999\": implausible "
+                 "\\(1 MHz to 100 GHz\\), read in kHz$");
+  /* absent ones are not said */
+  ck_assert_no_line("clock_tick");
+
+  /* a file that is there and cannot be read */
+  put("/etc/cpucyclespersecond", "");
+  ck_assert_int_eq(unlink(strcat(strcpy(printed, root), "/etc/cpucyclespersecond")), 0);
+  ck_assert_int_eq(mkdir(printed, 0700), 0);
+  explain_table(1, 0);
+  ck_assert_line("^persecond source /etc/cpucyclespersecond: rejected: "
+                 "unreadable: EISDIR$");
+}
+END_TEST
+
+/* ---- warnings ---- */
+
+START_TEST(warnings_where_a_benchmark_is_misled)
+{
+  put("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "powersave\n");
+  put("/sys/devices/system/cpu/cpu1/cpufreq/scaling_governor", "performance\n");
+  put("/sys/devices/system/cpu/cpu2/cpufreq/scaling_governor", "schedutil\n");
+  put("/sys/devices/system/cpu/intel_pstate/no_turbo", "0\n");
+  put("/sys/devices/system/cpu/cpufreq/boost", "1\n");
+  put("/proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu tsc constant_tsc "
+      "hypervisor\n\nprocessor\t: 1\nflags\t\t: nonstop_tsc\n");
+  explain_table(1, 0);
+  ck_assert_line("^warning governor: frequency scaling: cpufreq governor "
+                 "powersave on cpu0 and 1 more CPU not at performance");
+  ck_assert_line("^warning turbo: turbo enabled \\(/sys/devices/system/cpu/"
+                 "intel_pstate/no_turbo = 0\\)");
+  ck_assert_line("^warning boost: boost enabled \\(/sys/devices/system/cpu/"
+                 "cpufreq/boost = 1\\)");
+  ck_assert_line("^warning tsc_not_invariant: the TSC is not invariant "
+                 "\\(nonstop_tsc missing");
+  ck_assert_line("^warning hypervisor: running under a hypervisor");
+}
+END_TEST
+
+START_TEST(no_warning_on_a_benchmarking_machine)
+{
+  put("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "performance\n");
+  put("/sys/devices/system/cpu/cpu1/cpufreq/scaling_governor", "userspace\n");
+  put("/sys/devices/system/cpu/intel_pstate/no_turbo", "1\n");
+  put("/sys/devices/system/cpu/cpufreq/boost", "0\n");
+  put("/proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu constant_tsc_x "
+      "nonstop_tsc constant_tsc\n\n");
+  explain_table(1, 0);
+  ck_assert_int_eq(e.nwarnings, 0);
+  ck_assert_no_line("^warning");
+
+  /* a flag is a whole word: constant_tsc_x is not constant_tsc */
+  put("/proc/cpuinfo", "processor\t: 0\nflags\t\t: constant_tsc_x nonstop_tsc "
+      "xhypervisor\n\n");
+  explain_table(1, 0);
+  ck_assert_int_eq(e.nwarnings, 1);
+  ck_assert_line("^warning tsc_not_invariant: the TSC is not invariant "
+                 "\\(constant_tsc missing");
+}
+END_TEST
+
+/* ---- JSON ---- */
+
+static const char *json_of(const char *s, size_t len)
+{
+  FILE *f = tmpfile();
+  size_t n;
+  ck_assert_ptr_nonnull(f);
+  explain_json_string(f, s, len);
+  rewind(f);
+  n = fread(printed, 1, sizeof printed - 1, f);
+  printed[n] = 0;
+  fclose(f);
+  return printed;
+}
+
+START_TEST(json_strings_are_escaped)
+{
+  ck_assert_str_eq(json_of("a\"b\\c", 5), "\"a\\\"b\\\\c\"");
+  ck_assert_str_eq(json_of("\n\r\t\x01\x1f\x7f", 6),
+                   "\"\\n\\r\\t\\u0001\\u001f\\u007f\"");
+  ck_assert_str_eq(json_of("x\0y", 3), "\"x\\u0000y\"");
+  ck_assert_str_eq(json_of("\xe9", 1), "\"\\u00e9\"");
+  ck_assert_str_eq(json_of("/etc", 4), "\"/etc\"");
+}
+END_TEST
+
+static Suite *explain_suite(void)
+{
+  Suite *s = suite_create("explain");
+  TCase *t = tcase_create("explain");
+  tcase_add_checked_fixture(t, setup, teardown);
+  tcase_add_test(t, every_counter_has_a_line_in_order);
+  tcase_add_test(t, perf_refusal_says_paranoid_and_the_action);
+  tcase_add_test(t, real_perf_counter_refused_by_the_kernel);
+  tcase_add_test(t, rdpmc_refusals);
+  tcase_add_test(t, crashes_say_the_signal_and_where);
+  tcase_add_test(t, misfit_says_the_frequencies);
+  tcase_add_test(t, unsteady_counters);
+  tcase_add_test(t, names_and_default_zero);
+  tcase_add_test(t, persecond_sources);
+  tcase_add_test(t, warnings_where_a_benchmark_is_misled);
+  tcase_add_test(t, no_warning_on_a_benchmarking_machine);
+  tcase_add_test(t, json_strings_are_escaped);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void)
+{
+  return run_suite(explain_suite());
+}
