@@ -53,9 +53,16 @@ check "setuid process ignores CPUCYCLES_COUNTER" 'implementation ' "$privileged"
 case $privileged in
   *"implementation default-gettimeofday") echo "FAIL: override obeyed under setuid"; failed=$((failed + 1)) ;;
 esac
-# Its choice is the normal one: what the same binary picks with no override.
-normal=$(env -u CPUCYCLES_COUNTER "$dir/plain" env | sed 's/.*implementation //')
-check "setuid process makes the normal choice ($normal)" "implementation $normal\$" "$privileged"
+# Its choice is a normal one: what the same binary picks with no override.
+# Counters that tie within a cycle (amd64-tsc and amd64-tscasm read the same
+# TSC) may win in turn from one process to the next, more so under a
+# sanitizer: so the normal choices are those of several plain runs.
+normal=
+for run in 1 2 3 4 5 6; do
+  normal="$normal|$(env -u CPUCYCLES_COUNTER "$dir/plain" env | sed 's/.*implementation //')"
+done
+normal=$(printf '%s\n' "$normal" | tr '|' '\n' | sed '/^$/d' | sort -u | paste -sd '|' -)
+check "setuid process makes a normal choice ($normal)" "implementation ($normal)\$" "$privileged"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
