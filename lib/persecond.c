@@ -49,6 +49,10 @@
 #include <sys/sysctl.h>
 #endif
 
+#ifdef _WIN32
+#include "persecond-windows.h"
+#endif
+
 /* Plausible CPU frequencies in Hz, inclusive: 1 MHz (slow embedded cores,
  * some emulators) to 100 GHz (far beyond any CPU; rejects unit mistakes
  * such as Hz written into a kHz file). */
@@ -426,6 +430,20 @@ long long cpucycles_persecond_estimate(const char *root, const char *envvalue)
   long long result;
 
   if (!root) root = "";
+#ifdef _WIN32
+  /* Windows has no /etc, /sys or /proc: the registry's "~MHz" of
+   * processor 0, then the variable, then the default.  A fixture root
+   * (tests) is read as on every other system. */
+  if (!*root) {
+    if (cpucycles_persecond_from_registry(HKEY_LOCAL_MACHINE,
+                                          CPUCYCLES_REGISTRY_CPU0,
+                                          &result) == 0)
+      return result;
+    if (persecond_from_env(envvalue, &result) == 0)
+      return result;
+    return CPUCYCLES_PERSECOND_DEFAULT;
+  }
+#endif
   if (persecond_from_setting_file(root, "/etc/cpucyclespersecond",
                                   &result) == 0)
     return result;
