@@ -10,6 +10,21 @@
 #include <unistd.h>
 #include "cpucycles.h"
 
+#ifdef _WIN32
+/* mingw-w64 has neither; the library reads the C runtime's environment,
+ * which _putenv_s changes. */
+static int setenv(const char *name, const char *value, int overwrite)
+{
+  (void) overwrite;
+  return _putenv_s(name, value);
+}
+
+static int unsetenv(const char *name)
+{
+  return _putenv_s(name, "");
+}
+#endif
+
 /* A release date, YYYYMMDD, as every libcpucycles release has returned:
  * scripts compare it as a number and check for eight digits. */
 START_TEST(version_is_the_release_date)
@@ -134,6 +149,8 @@ START_TEST(tracesetup_prints_a_line_per_counter)
   cpucycles_tracesetup();
   cpucycles();
   dup2(saved, 1);
+  close(saved);
+  close(fd); /* Windows: mkstemp's file cannot be opened again while open */
   f = fopen(path, "r");
   unlink(path);
   ck_assert_ptr_nonnull(f);
