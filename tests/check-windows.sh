@@ -13,7 +13,7 @@
 #  - checks the DLL's export table (exactly the five API symbols) and its
 #    imports (Windows' own DLLs and the C runtime: no winpthread, no libgcc);
 #  - under wine: cpucycles-info.exe (a counter other than default-zero, a
-#    plausible frequency), a client linked against the DLL with
+#    plausible frequency; then with CPUCYCLES_COUNTER=default-qpc), a client linked against the DLL with
 #    `pkg-config --cflags --libs cpucycles`, one linked statically with
 #    `pkg-config --static` (which defines CPUCYCLES_STATIC);
 #  - the portable Check programs (test-select, test-counters,
@@ -142,6 +142,14 @@ check_info() { # target inst runs
     result "$t" cpucycles-info FAIL "persecond '$hz'"; show_log "$log"; return
   fi
   result "$t" cpucycles-info PASS "$impl, $hz Hz"
+  # The OS clock, which the TSC beats where RDTSC works, forced.
+  log=$build/$1/cpucycles-info-qpc.log
+  if CPUCYCLES_COUNTER=default-qpc run_wine "$bin" "$log" ./cpucycles-info.exe &&
+     grep -q '^cpucycles implementation default-qpc' "$log"; then
+    result "$t" default-qpc PASS "$(grep '^cpucycles tracesetup.*default-qpc' "$log" | tr -d '\r')"
+  else
+    result "$t" default-qpc FAIL "CPUCYCLES_COUNTER=default-qpc cpucycles-info.exe"; show_log "$log"
+  fi
 }
 
 # A client of the installed library, as a user builds one: against the DLL
