@@ -3,19 +3,21 @@
  *
  * On Windows a counter that user mode may not execute raises an
  * exception (illegal or privileged instruction, access violation), not a
- * signal.  mingw-w64's gcc has no __try/__except, and a longjmp out of an
- * exception handler would leave Windows' exception dispatcher in the
- * middle of its work.  So the escape goes through the dispatcher's own
- * front door:
+ * signal.  mingw-w64's gcc has no __try/__except, and a longjmp from
+ * inside an exception handler would abandon Windows' exception dispatcher
+ * in the middle of its work.  So the escape goes through the dispatcher's
+ * own door, then jumps:
  *
- *  - before the trial, the probing thread records its registers with
- *    RtlCaptureContext, at a point where it then tests a flag;
- *  - a vectored exception handler, added for the trial only and first in
- *    the chain, answers the probing thread's crash exceptions by setting
- *    the flag and replacing the faulting context with the recorded one,
- *    and returns EXCEPTION_CONTINUE_EXECUTION: Windows resumes the thread
- *    at the recorded point (NtContinue), now with the flag set, and the
- *    trial reports failure;
+ *  - a vectored exception handler, added first in the chain for the trial
+ *    only, answers a crash exception of the probing thread by pointing
+ *    the faulting context at escape() (instruction pointer, and a stack
+ *    pointer a little below the faulting one, aligned as after a call)
+ *    and returning EXCEPTION_CONTINUE_EXECUTION: the dispatcher finishes
+ *    normally and Windows resumes the thread in escape();
+ *  - escape(), now ordinary code on the thread's stack, jumps back into
+ *    trial() with __builtin_longjmp (which restores the stack and frame
+ *    pointers and the callee-saved registers, and unwinds nothing), and
+ *    the trial reports failure;
  *  - every other exception, and every exception of every other thread,
  *    gets EXCEPTION_CONTINUE_SEARCH: it goes on to the handlers the
  *    program has (vectored, frame-based, the unhandled-exception filter)
@@ -23,24 +25,28 @@
  *  - the handler is removed before cpucycles_works returns: afterwards
  *    the library catches nothing.
  *
- * Resuming at the recorded context is what setjmp/longjmp do, with the
- * same rule: nothing that lives in a register may change between the
- * capture and the resumption.  So the code after the capture reads only
- * a volatile static flag, and the trial's function and argument are
- * static too. */
+ * RtlCaptureContext and a resumption at the captured context would avoid
+ * the jump, but on 32-bit x86 it captures its caller's caller (through
+ * the frame pointer), which makes the resumption point depend on how the
+ * compiler framed the function. */
 #ifndef _WIN32
 #error "works-windows.c is for Windows"
 #endif
+#if !defined(__x86_64__) && !defined(__i386__)
+#error "works-windows.c knows the x86 and x86-64 contexts only"
+#endif
 
+#include <stdint.h>
 #include <windows.h>
 #include "counter.h"
 
-static CONTEXT resume;
+/* Below the faulting stack pointer, the dispatcher's frames (dead once
+ * the thread resumes) and then room for escape(). */
+#define ESCAPE_STACK_GAP 256
+
+static void *escape_buffer[5]; /* __builtin_setjmp's: five words */
 static DWORD prober;
-static void (*volatile trial_fn)(void *);
-static void *volatile trial_arg;
 static volatile LONG armed;
-static volatile LONG faulted;
 
 /* What a counter's first use raises where user mode may not run it: the
  * analogues of SIGILL, SIGSEGV, SIGBUS and SIGFPE. */
@@ -60,28 +66,62 @@ static int is_crash(DWORD code)
   }
 }
 
+/* Entered by no call: Windows resumes the faulting thread here. */
+static __attribute__((noinline, noreturn, used)) void escape(void)
+{
+  __builtin_longjmp(escape_buffer, 1);
+}
+
 static LONG CALLBACK on_exception(PEXCEPTION_POINTERS e)
 {
+  CONTEXT *c = e->ContextRecord;
+
   if (!armed || GetCurrentThreadId() != prober
       || !is_crash(e->ExceptionRecord->ExceptionCode))
     return EXCEPTION_CONTINUE_SEARCH;
   armed = 0;
-  faulted = 1;
-  *e->ContextRecord = resume;
+#ifdef __x86_64__
+  c->Rsp = ((c->Rsp - ESCAPE_STACK_GAP) & ~(DWORD64) 15) - 8;
+  c->Rip = (DWORD64) (uintptr_t) escape;
+#else
+  c->Esp = ((c->Esp - ESCAPE_STACK_GAP) & ~(DWORD) 15) - 4;
+  c->Eip = (DWORD) (uintptr_t) escape;
+#endif
   return EXCEPTION_CONTINUE_EXECUTION;
 }
 
-/* Not inlined, so that the capture's frame is this function's alone and
- * lies above every frame of the trial. */
-static __attribute__((noinline)) int trial(void)
+#ifdef __i386__
+/* 32-bit Windows chains frame-based handlers through the thread's
+ * ExceptionList, the first word of its TIB (fs:0); frames abandoned by the
+ * jump may have linked some, so the jump puts the list back as it was.
+ * (Read directly: mingw-w64's NtCurrentTeb trips gcc's -Warray-bounds.) */
+static void *exception_list(void)
 {
-  faulted = 0;
-  RtlCaptureContext(&resume);
-  /* Reached twice when the trial faults: first with faulted 0, then,
-   * resumed by on_exception, with faulted 1. */
-  if (faulted) return -1;
+  void *list;
+  __asm__ volatile ("movl %%fs:0, %0" : "=r" (list));
+  return list;
+}
+
+static void set_exception_list(void *list)
+{
+  __asm__ volatile ("movl %0, %%fs:0" : : "r" (list) : "memory");
+}
+#endif
+
+/* Not inlined: __builtin_longjmp must come from another function. */
+static __attribute__((noinline)) int trial(void (*fn)(void *), void *arg)
+{
+#ifdef __i386__
+  void *volatile list = exception_list();
+#endif
+  if (__builtin_setjmp(escape_buffer)) {
+#ifdef __i386__
+    set_exception_list(list);
+#endif
+    return -1;
+  }
   armed = 1;
-  trial_fn(trial_arg);
+  fn(arg);
   armed = 0;
   return 0;
 }
@@ -92,11 +132,9 @@ int cpucycles_works(void (*fn)(void *), void *arg)
   int result;
 
   prober = GetCurrentThreadId();
-  trial_fn = fn;
-  trial_arg = arg;
   handler = AddVectoredExceptionHandler(1, on_exception);
   if (!handler) return -1;
-  result = trial();
+  result = trial(fn, arg);
   armed = 0;
   RemoveVectoredExceptionHandler(handler);
   return result;
