@@ -1,10 +1,11 @@
 /* The public symbols and the lazy, thread-safe first call.
  *
  * cpucycles starts out pointing at init_then_read().  The first call from
- * any thread runs the probe exactly once (pthread_once: threads racing in
- * wait for it), then publishes the chosen counter's function into the
- * pointer with release order.  Every later call goes straight to that
- * function: no lock and no branch on the hot path. */
+ * any thread runs the probe exactly once (pthread_once; InitOnceExecuteOnce
+ * on Windows: threads racing in wait for it), then publishes the chosen
+ * counter's function into the pointer with release order.  Every later
+ * call goes straight to that function: no lock and no branch on the hot
+ * path. */
 #include "counter.h" /* first: config.h sets _GNU_SOURCE */
 #ifndef _WIN32
 #include <pthread.h>
