@@ -22,8 +22,15 @@
 #    has no Check for mingw-w64) and run under wine, each test in a process
 #    of its own.
 # Debian 12's wine runs 32-bit programs only with wine32, which needs the
-# i386 architecture enabled in dpkg: where it is missing, the i686 target is
-# built and its DLL checked, and its programs are reported SKIP.
+# i386 architecture enabled in dpkg.  Where wine32 is not installed, the
+# script leaves dpkg alone: as root, it fetches wine32 and its i386
+# libraries as .deb files with a private apt state (like check-cross.sh's
+# Check), unpacks them into a private root, and runs the i686 programs in
+# a mount namespace of their own (unshare -m) where an overlay lays that
+# root's /usr/lib over the system's (/lib is /usr/lib on Debian 12), with
+# a 32-bit wine prefix.  Where that cannot be done (not root, no overlay,
+# WINE32=no), the i686 target is built and its DLL checked, and its
+# programs are reported SKIP.
 # A test is one check or one program run.  The last line is
 # "N passed, N failed"; the exit status is nonzero when anything failed.
 #
@@ -81,10 +88,68 @@ install_missing() {
 }
 
 # Runs a Windows program under wine from DIR (where its DLLs are), output
-# to LOG.  Returns the program's status, 124 on timeout.
+# to LOG.  Returns the program's status, 124 on timeout.  $wine is the
+# command: wine, or the private wine32 below.
+wine=(wine)
 run_wine() { # dir log program [args...]
   local dir=$1 log=$2; shift 2
-  (cd "$dir" && timeout "$PROGRAM_TIMEOUT" wine "$@") > "$log" 2>&1
+  (cd "$dir" && timeout "$PROGRAM_TIMEOUT" "${wine[@]}" "$@") > "$log" 2>&1
+}
+
+# ---- wine32 without dpkg: a private root, seen through an overlay ----
+
+wine32_root=
+
+# $build/in-wine32-namespace COMMAND...: runs COMMAND in a mount namespace
+# of its own where /usr/lib shows the private root's /usr/lib over the
+# system's (a script, so that timeout can run it).
+write_namespace_script() {
+  cat > "$build/in-wine32-namespace" <<EOF
+#!/bin/sh
+exec unshare -m sh -c 'mount --make-rprivate / &&
+  mount -t overlay overlay -o "lowerdir=\$0/usr/lib:/usr/lib" /usr/lib &&
+  exec "\$@"' "$wine32_root" "\$@"
+EOF
+  chmod +x "$build/in-wine32-namespace"
+}
+
+setup_wine32() {
+  local root=$build/wine32-root apt_dir=$build/apt-i386 f deb
+  [ "${WINE32:-yes}" != no ] && [ "$(id -u)" = 0 ] && [ -L /lib ] &&
+    command -v unshare > /dev/null || return 1
+  mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" "$apt_dir/parts" "$root"
+  : > "$apt_dir/status"
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] && grep -q debian-archive-keyring "$f" && cp "$f" "$apt_dir/parts/"
+  done
+  if ! ls "$apt_dir/parts/"*.sources > /dev/null 2>&1; then
+    grep -E '^deb ' /etc/apt/sources.list 2>/dev/null | grep -i debian > "$apt_dir/parts/debian.list"
+  fi
+  local opts=(-q -o "Dir::State::Lists=$apt_dir/lists"
+    -o "Dir::Cache::Archives=$apt_dir/archives" -o "Dir::State::status=$apt_dir/status"
+    -o "Dir::Etc::SourceList=/dev/null" -o "Dir::Etc::SourceParts=$apt_dir/parts"
+    -o "APT::Architecture=i386" -o "APT::Architectures::=i386"
+    -o "APT::Sandbox::User=root" -o "Debug::NoLocking=1")
+  # An index that fails (a mirror mid-sync) is not fatal while the
+  # packages can be found: nothing here must match the system's versions.
+  apt-get "${opts[@]}" update > "$apt_dir/update.log" 2>&1
+  apt-get "${opts[@]}" install -y --download-only --no-install-recommends wine32 \
+    > "$apt_dir/download.log" 2>&1 || { show_log "$apt_dir/download.log"; return 1; }
+  for deb in "$apt_dir/archives/"*.deb; do
+    dpkg-deb -x "$deb" "$root" || return 1
+  done
+  # The i386 dynamic loader and libraries, under usr/lib where the overlay
+  # shows them; zlib1.dll, which wine's user32 imports, is the system's
+  # (libz-mingw-w64, a dependency of the installed wine).
+  cp -a "$root/lib/ld-linux.so.2" "$root/usr/lib/" &&
+    cp -an "$root/lib/i386-linux-gnu/." "$root/usr/lib/i386-linux-gnu/" || return 1
+  for f in /usr/lib/x86_64-linux-gnu/wine/i386-windows/zlib1.dll /usr/share/mingw-w64/zlib1.dll; do
+    [ -f "$f" ] && cp -L "$f" "$root/usr/lib/i386-linux-gnu/wine/i386-windows/" && break
+  done
+  wine32_root=$root
+  write_namespace_script
+  "$build/in-wine32-namespace" /usr/lib/wine/wine --version > "$build/wine32-version.log" 2>&1 ||
+    { wine32_root=; show_log "$build/wine32-version.log"; return 1; }
 }
 
 # Whether wine runs this target's programs (32-bit ones need wine32).
@@ -248,12 +313,22 @@ run_target() {
   fi
   check_dll "$t" "$inst"
   why=
+  wine=(wine)
+  case $t in
+    i686-*) if [ ! -e /usr/lib/wine/wine ] && { [ -n "$wine32_root" ] || setup_wine32; }; then
+              wine=("$build/in-wine32-namespace" env WINEARCH=win32 WINEPREFIX="$build/wineprefix32"
+                    /usr/lib/wine/wine)
+              echo "$t: wine32 from a private root ($wine32_root)"
+            fi ;;
+  esac
   if ! wine_runs "$t" "$inst"; then
     runs=no
     why="wine does not run $t programs here"
     case $t in
-      i686-*) if [ ! -e /usr/lib/wine/wine ] || grep -q wine32 "$dir/wine-probe.log"; then
-                why="Debian's wine32 (i386 multiarch) is not installed"
+      i686-*) if [ -n "$wine32_root" ]; then
+                why="the private wine32 does not run them (wine-probe.log)"
+              elif [ ! -e /usr/lib/wine/wine ] || grep -q wine32 "$dir/wine-probe.log"; then
+                why="wine32 is not installed and no private one could be set up"
               fi ;;
     esac
   fi
@@ -294,6 +369,7 @@ for t in $targets; do
   echo "$t: $(( $(date +%s) - t_start )) s"
 done
 command -v wineserver > /dev/null && wineserver -k > /dev/null 2>&1
+[ -n "$wine32_root" ] && WINEPREFIX=$build/wineprefix32 "$build/in-wine32-namespace" /usr/lib/wine/wineserver -k > /dev/null 2>&1
 
 echo
 echo "windows ($(( $(date +%s) - start )) s, builds in $build)"
