@@ -139,7 +139,11 @@ static int read_order(char names[][64], int max)
  * 0, a dropped counter with precision 0, then default-zero last. */
 START_TEST(tracesetup_prints_a_line_per_counter)
 {
+#ifdef _WIN32
+  char path[] = "cpucycles-traceXXXXXX"; /* no /tmp: the current directory */
+#else
   char path[] = "/tmp/cpucycles-traceXXXXXX";
+#endif
   char line[512], order[64][64];
   int fd = mkstemp(path), saved = dup(1), lines = 0, chosen_seen = 0;
   int norder = read_order(order, 64), position = 0, last_was_zero = 0;
@@ -182,6 +186,7 @@ START_TEST(tracesetup_prints_a_line_per_counter)
     lines++;
   }
   fclose(f);
+  unlink(path); /* again: Windows does not remove a file still open */
   ck_assert_int_ge(lines, 4); /* the default-* clocks and default-zero */
   ck_assert_int_eq(last_was_zero, 1);
   ck_assert_int_eq(chosen_seen, 1);
