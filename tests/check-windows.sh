@@ -36,7 +36,8 @@
 #
 # WINDOWS_BUILD_DIR=DIR keeps the builds, logs and the wine prefix in DIR
 # (default: a temporary directory, removed at the end when all passed).
-# PROGRAM_TIMEOUT (default 120 s) bounds each program run under wine.
+# PROGRAM_TIMEOUT (default 120 s) bounds each program run under wine;
+# CK_TIMEOUT_MULTIPLIER (default 10 here) multiplies each test's timeout.
 set -u
 
 ALL_TARGETS="x86_64-w64-mingw32 i686-w64-mingw32"
@@ -46,6 +47,8 @@ srcdir=$(cd "$(dirname "$0")/.." && pwd)
 if [ $# -gt 0 ]; then targets="$*"; else targets=$ALL_TARGETS; fi
 export DEBIAN_FRONTEND=noninteractive
 export WINEDEBUG=${WINEDEBUG:--all}
+# Each test is a process of its own, which wine is slow to start.
+export CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-10}
 PROGRAM_TIMEOUT=${PROGRAM_TIMEOUT:-120}
 
 passed=0
