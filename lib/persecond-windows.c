@@ -10,16 +10,16 @@
 #define MHZ_MIN 1
 #define MHZ_MAX 100000
 
-int cpucycles_persecond_from_registry(HKEY root, const char *subkey,
+int cpucycles_persecond_from_registry(HKEY root, const wchar_t *subkey,
                                       long long *out)
 {
   HKEY key;
   DWORD type = REG_NONE, mhz = 0, size = sizeof mhz;
   LONG status;
 
-  if (RegOpenKeyExA(root, subkey, 0, KEY_QUERY_VALUE, &key) != ERROR_SUCCESS)
+  if (RegOpenKeyExW(root, subkey, 0, KEY_QUERY_VALUE, &key) != ERROR_SUCCESS)
     return -1;
-  status = RegQueryValueExA(key, CPUCYCLES_REGISTRY_MHZ, 0, &type,
+  status = RegQueryValueExW(key, CPUCYCLES_REGISTRY_MHZ, 0, &type,
                             (BYTE *) &mhz, &size);
   RegCloseKey(key);
   /* A longer value (REG_QWORD, a string) gives ERROR_MORE_DATA; a shorter

@@ -6,6 +6,7 @@
 #include <check.h>
 #include "check-run.h"
 #include <stdio.h>
+#include <wchar.h>
 #include <string.h>
 #include <windows.h>
 #include "counter.h"
@@ -240,31 +241,31 @@ END_TEST
 
 /* ---- persecond-windows.c ---- */
 
-#define TEST_KEY "Software\\libcpucycles-tests"
+#define TEST_KEY L"Software\\libcpucycles-tests"
 
-static char subkey[128];
+static wchar_t subkey[128];
 
 static void key_setup(void)
 {
   HKEY k;
-  snprintf(subkey, sizeof subkey, TEST_KEY "\\%lu",
+  swprintf(subkey, sizeof subkey / sizeof subkey[0], TEST_KEY L"\\%lu",
            (unsigned long) GetCurrentProcessId());
-  ck_assert_int_eq(RegCreateKeyExA(HKEY_CURRENT_USER, subkey, 0, 0, 0,
+  ck_assert_int_eq(RegCreateKeyExW(HKEY_CURRENT_USER, subkey, 0, 0, 0,
                                    KEY_ALL_ACCESS, 0, &k, 0), ERROR_SUCCESS);
   RegCloseKey(k);
 }
 
 static void key_teardown(void)
 {
-  RegDeleteKeyA(HKEY_CURRENT_USER, subkey);
+  RegDeleteKeyW(HKEY_CURRENT_USER, subkey);
 }
 
 static void put_value(DWORD type, const void *data, DWORD size)
 {
   HKEY k;
-  ck_assert_int_eq(RegOpenKeyExA(HKEY_CURRENT_USER, subkey, 0, KEY_SET_VALUE,
+  ck_assert_int_eq(RegOpenKeyExW(HKEY_CURRENT_USER, subkey, 0, KEY_SET_VALUE,
                                  &k), ERROR_SUCCESS);
-  ck_assert_int_eq(RegSetValueExA(k, CPUCYCLES_REGISTRY_MHZ, 0, type,
+  ck_assert_int_eq(RegSetValueExW(k, CPUCYCLES_REGISTRY_MHZ, 0, type,
                                   (const BYTE *) data, size), ERROR_SUCCESS);
   RegCloseKey(k);
 }
@@ -309,7 +310,7 @@ START_TEST(registry_value_of_another_type)
   unsigned long long q = 2400;
   unsigned char two[2] = { 0x60, 0x09 };
   DWORD d = 2400;
-  put_value(REG_SZ, "2400", 5);
+  put_value(REG_SZ, L"2400", sizeof L"2400");
   ck_assert_int_eq(from_registry(), -7);
   put_value(REG_QWORD, &q, sizeof q);
   ck_assert_int_eq(from_registry(), -7);
@@ -327,7 +328,7 @@ START_TEST(registry_value_or_key_missing)
   long long hz = -7;
   ck_assert_int_eq(from_registry(), -7); /* the key, no value */
   ck_assert_int_eq(cpucycles_persecond_from_registry(HKEY_CURRENT_USER,
-                   TEST_KEY "\\no such key", &hz), -1);
+                   TEST_KEY L"\\no such key", &hz), -1);
   ck_assert_int_eq(hz, -7);
 }
 END_TEST
