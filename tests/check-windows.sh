@@ -13,9 +13,10 @@
 #  - checks the DLL's export table (exactly the five API symbols) and its
 #    imports (Windows' own DLLs and the C runtime: no winpthread, no libgcc);
 #  - under wine: cpucycles-info.exe (a counter other than default-zero, a
-#    plausible frequency; then with CPUCYCLES_COUNTER=default-qpc), a client linked against the DLL with
-#    `pkg-config --cflags --libs cpucycles`, one linked statically with
-#    `pkg-config --static` (which defines CPUCYCLES_STATIC);
+#    plausible frequency; then with CPUCYCLES_COUNTER=default-qpc), a
+#    client linked against the DLL with `pkg-config --cflags --libs
+#    cpucycles`, one linked statically with `pkg-config --static` (which
+#    defines CPUCYCLES_STATIC);
 #  - the portable Check programs (test-select, test-counters,
 #    test-adapters, test-persecond, test-api) and tests/windows/test-windows.c,
 #    built against tests/windows/check.h (Check's API as they use it: Debian
