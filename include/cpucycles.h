@@ -7,18 +7,31 @@ extern "C" {
 #endif
 
 /* Default visibility even where the includer hides its own symbols
- * (#pragma GCC visibility push(hidden), -fvisibility=hidden). */
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32) && !defined(__CYGWIN__)
+ * (#pragma GCC visibility push(hidden), -fvisibility=hidden).
+ * Windows: the symbols come from libcpucycles-1.dll (dllimport; the data
+ * symbol cpucycles needs it, or the linker's auto-import), unless the
+ * program links the static library: then define CPUCYCLES_STATIC
+ * (pkg-config --static --cflags cpucycles does).  The library itself
+ * exports them when libtool builds its DLL objects (DLL_EXPORT). */
+#if defined(_WIN32) || defined(__CYGWIN__)
+#if defined(CPUCYCLES_BUILDING_LIBRARY) && defined(DLL_EXPORT)
+#define CPUCYCLES_VISIBLE __declspec(dllexport)
+#elif defined(CPUCYCLES_BUILDING_LIBRARY) || defined(CPUCYCLES_STATIC)
+#define CPUCYCLES_VISIBLE
+#else
+#define CPUCYCLES_VISIBLE __declspec(dllimport)
+#endif
+#elif defined(__GNUC__) || defined(__clang__)
 #define CPUCYCLES_VISIBLE __attribute__((visibility("default")))
 #else
 #define CPUCYCLES_VISIBLE
 #endif
 
-extern long long (*cpucycles)(void) CPUCYCLES_VISIBLE;
-extern const char *cpucycles_implementation(void) CPUCYCLES_VISIBLE;
-extern const char *cpucycles_version(void) CPUCYCLES_VISIBLE;
-extern long long cpucycles_persecond(void) CPUCYCLES_VISIBLE;
-extern void cpucycles_tracesetup(void) CPUCYCLES_VISIBLE;
+extern CPUCYCLES_VISIBLE long long (*cpucycles)(void);
+extern CPUCYCLES_VISIBLE const char *cpucycles_implementation(void);
+extern CPUCYCLES_VISIBLE const char *cpucycles_version(void);
+extern CPUCYCLES_VISIBLE long long cpucycles_persecond(void);
+extern CPUCYCLES_VISIBLE void cpucycles_tracesetup(void);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,20 @@
 #define TWO32 4294967296.0
 #define ANCHOR_AGE_USEC 1000
 
+#ifdef _WIN32
+/* QueryPerformanceCounter: mingw-w64's clock_gettime is winpthread's. */
+#include <windows.h>
+
+long long cpucycles_clock_usec(void)
+{
+  LARGE_INTEGER t, f;
+  QueryPerformanceCounter(&t);
+  QueryPerformanceFrequency(&f);
+  /* seconds and remainder apart: t * 1000000 could overflow */
+  return t.QuadPart / f.QuadPart * 1000000LL
+         + t.QuadPart % f.QuadPart * 1000000LL / f.QuadPart;
+}
+#else
 long long cpucycles_clock_usec(void)
 {
 #ifdef CLOCK_MONOTONIC
@@ -20,6 +34,7 @@ long long cpucycles_clock_usec(void)
     return (long long) tv.tv_sec * 1000000LL + tv.tv_usec;
   }
 }
+#endif
 
 static void anchor_store(struct extend32_anchor *a, long long usec, long long ticks)
 {

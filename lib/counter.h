@@ -79,7 +79,10 @@ struct counter {
 /* works.c: run fn(arg) with SIGILL, SIGFPE, SIGBUS, SIGSEGV and SIGABRT
  * caught.  Returns 0 when fn returned, -1 when one of those signals stopped
  * it.  Signal handlers and the signal mask are restored before returning.
- * One thread at a time (the library calls it under its init once). */
+ * One thread at a time (the library calls it under its init once).
+ * works-windows.c: the same with the corresponding exceptions (illegal
+ * and privileged instruction, access violation, ...) of the calling
+ * thread, through a vectored exception handler removed before returning. */
 int cpucycles_works(void (*fn)(void *), void *arg);
 
 /* The same, and the number of the signal that stopped fn in *stopped_by

@@ -1,12 +1,15 @@
 /* The public symbols and the lazy, thread-safe first call.
  *
  * cpucycles starts out pointing at init_then_read().  The first call from
- * any thread runs the probe exactly once (pthread_once: threads racing in
- * wait for it), then publishes the chosen counter's function into the
- * pointer with release order.  Every later call goes straight to that
- * function: no lock and no branch on the hot path. */
+ * any thread runs the probe exactly once (pthread_once; InitOnceExecuteOnce
+ * on Windows: threads racing in wait for it), then publishes the chosen
+ * counter's function into the pointer with release order.  Every later
+ * call goes straight to that function: no lock and no branch on the hot
+ * path. */
 #include "counter.h" /* first: config.h sets _GNU_SOURCE */
+#ifndef _WIN32
 #include <pthread.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,11 @@
 #include "persecond.h"
 #include "select.h"
 
+#ifdef _WIN32
+#include "once-windows.h"
+#endif
+
+#define CPUCYCLES_BUILDING_LIBRARY 1
 #pragma GCC visibility push(default)
 #include "cpucycles.h"
 #pragma GCC visibility pop
@@ -24,7 +32,9 @@ static long long init_then_read(void);
 
 long long (*cpucycles)(void) = init_then_read;
 
+#ifndef _WIN32
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+#endif
 static long long persecond;
 static const struct counter *chosen = &cpucycles_counter_default_zero;
 static volatile int tracing;
@@ -35,6 +45,8 @@ static const char *environment(const char *name)
 {
 #ifdef HAVE_SECURE_GETENV
   return secure_getenv(name);
+#elif defined(_WIN32)
+  return getenv(name); /* no setuid programs on Windows */
 #else
   if (getuid() != geteuid() || getgid() != getegid()) return 0;
   return getenv(name);
@@ -74,6 +86,7 @@ static void trace_line(const struct probe_report *r, void *unused)
  * probe or a finished one.  Registered before the probe starts, outside
  * the lock: glibc runs prepare handlers holding its own atfork lock, which
  * pthread_atfork also takes. */
+#ifndef _WIN32 /* Windows has no fork() */
 static pthread_mutex_t probing = PTHREAD_MUTEX_INITIALIZER;
 
 static void on_fork_prepare(void)
@@ -91,14 +104,17 @@ static void on_fork_child(void)
   pthread_mutex_unlock(&probing);
   if (chosen->atfork_child) chosen->atfork_child();
 }
+#endif
 
 static void initialise(void)
 {
   struct choice choice;
   long long (*fn)(void);
 
+#ifndef _WIN32
   pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
   pthread_mutex_lock(&probing);
+#endif
   persecond = cpucycles_persecond_estimate("", environment("cpucyclespersecond"));
 #ifdef CPUCYCLES_PERF_AVAILABLE
   /* a thread refused its own perf event counts clock time in cycles */
@@ -110,24 +126,36 @@ static void initialise(void)
   chosen = choice.counter;
   fn = cpucycles_adapter_for(&choice, persecond);
   __atomic_store_n(&cpucycles, fn, __ATOMIC_RELEASE);
+#ifndef _WIN32
   pthread_mutex_unlock(&probing);
+#endif
+}
+
+/* Runs initialise() exactly once; every caller returns after it ended. */
+static void initialise_once(void)
+{
+#ifdef _WIN32
+  cpucycles_once_windows(initialise);
+#else
+  pthread_once(&once, initialise);
+#endif
 }
 
 static long long init_then_read(void)
 {
-  pthread_once(&once, initialise);
+  initialise_once();
   return __atomic_load_n(&cpucycles, __ATOMIC_ACQUIRE)();
 }
 
 long long cpucycles_persecond(void)
 {
-  pthread_once(&once, initialise);
+  initialise_once();
   return persecond;
 }
 
 const char *cpucycles_implementation(void)
 {
-  pthread_once(&once, initialise);
+  initialise_once();
   return chosen->name;
 }
 

@@ -49,6 +49,10 @@
 #include <sys/sysctl.h>
 #endif
 
+#ifdef _WIN32
+#include "persecond-windows.h"
+#endif
+
 /* Plausible CPU frequencies in Hz, inclusive: 1 MHz (slow embedded cores,
  * some emulators) to 100 GHz (far beyond any CPU; rejects unit mistakes
  * such as Hz written into a kHz file). */
@@ -539,6 +543,24 @@ long long cpucycles_persecond_estimate_reported(const char *root,
   j.root = root ? root : "";
   j.report = report;
   j.arg = arg;
+#ifdef _WIN32
+  /* Windows has no /etc, /sys or /proc: the registry's "~MHz" of
+   * processor 0, then the variable, then the default.  A fixture root
+   * (tests) is read as on every other system. */
+  if (!*j.root) {
+    int found = cpucycles_persecond_from_registry(HKEY_LOCAL_MACHINE,
+                                                  CPUCYCLES_REGISTRY_CPU0,
+                                                  &result) == 0;
+    judged(&j, "registry ~MHz of CentralProcessor\\0",
+           found ? PERSECOND_ACCEPTED : PERSECOND_ABSENT, 0, 0, -1, 0, result);
+    if (found) return result;
+    if (persecond_from_env(&j, envvalue, &result) == 0)
+      return result;
+    judged(&j, "default", PERSECOND_ACCEPTED, 0, 0, 0, 0,
+           CPUCYCLES_PERSECOND_DEFAULT);
+    return CPUCYCLES_PERSECOND_DEFAULT;
+  }
+#endif
   if (persecond_from_setting_file(&j, "/etc/cpucyclespersecond", &result) == 0)
     return result;
   if (persecond_from_sysfs(&j, CPU0 "/cpufreq/scaling_setspeed", 3,

@@ -15,6 +15,15 @@
 #include <unistd.h>
 #include "readfile.h"
 
+#ifdef _WIN32
+/* mingw-w64: Windows' name for close-on-exec, and no text-mode
+ * translation.  No terminal or FIFO can stand at a path there.  (The
+ * library reads files on Windows only under a fixture root: tests.) */
+#define O_CLOEXEC (O_NOINHERIT | O_BINARY)
+#define O_NOCTTY 0
+#define O_NONBLOCK 0
+#endif
+
 int cpucycles_open_under(const char *root, const char *path)
 {
   char full[4096];

@@ -71,13 +71,28 @@ static void usage(FILE *out)
 }
 
 /* The clock for the observed-persecond lines: CLOCK_MONOTONIC, which no
- * one can set back, in whole microseconds (truncated). */
+ * one can set back, in whole microseconds (truncated).  On Windows,
+ * QueryPerformanceCounter, Windows' monotonic clock (mingw-w64's
+ * clock_gettime would add winpthread's DLL). */
+#ifdef _WIN32
+#include <windows.h>
+
+static long long microseconds(void)
+{
+  LARGE_INTEGER t, f;
+  QueryPerformanceCounter(&t);
+  QueryPerformanceFrequency(&f);
+  return t.QuadPart / f.QuadPart * 1000000LL
+         + t.QuadPart % f.QuadPart * 1000000LL / f.QuadPart;
+}
+#else
 static long long microseconds(void)
 {
   struct timespec t;
   if (clock_gettime(CLOCK_MONOTONIC, &t) != 0) return 0;
   return (long long) t.tv_sec * 1000000 + t.tv_nsec / 1000;
 }
+#endif
 
 /* Writes to it keep the loop from being optimised away. */
 static volatile int sink;

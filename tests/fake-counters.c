@@ -23,7 +23,12 @@ static long long fake_read(struct fake *f)
 
   switch (f->failure) {
     case FAKE_READ_SIGILL:
+#ifdef _WIN32
+      /* an illegal instruction (ud2 on x86), as a refused counter raises */
+      __builtin_trap();
+#else
       raise(SIGILL);
+#endif
       return 0;
     case FAKE_NEVER_MOVES:
       return 42;

@@ -4,6 +4,7 @@
 #include "check-run.h"
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 #include "adapters.h"
@@ -75,7 +76,7 @@ static atomic_llong shared_usec;
 
 static void *hammer(void *arg)
 {
-  long bad = 0;
+  intptr_t bad = 0;
   int i;
   (void) arg;
   for (i = 0; i < 200000; i++) {
@@ -97,7 +98,7 @@ START_TEST(extend32_many_threads_at_once)
   for (i = 0; i < 8; i++) {
     void *bad;
     pthread_join(t[i], &bad);
-    total += (long) bad;
+    total += (long) (intptr_t) bad;
   }
   ck_assert_int_eq(total, 0);
   ck_assert(atomic_load(&shared_usec) * RATE > 20 * 4294967296LL);

@@ -10,6 +10,21 @@
 #include <unistd.h>
 #include "cpucycles.h"
 
+#ifdef _WIN32
+/* mingw-w64 has neither; the library reads the C runtime's environment,
+ * which _putenv_s changes. */
+static int setenv(const char *name, const char *value, int overwrite)
+{
+  (void) overwrite;
+  return _putenv_s(name, value);
+}
+
+static int unsetenv(const char *name)
+{
+  return _putenv_s(name, "");
+}
+#endif
+
 /* A release date, YYYYMMDD, as every libcpucycles release has returned:
  * scripts compare it as a number and check for eight digits. */
 START_TEST(version_is_the_release_date)
@@ -124,7 +139,11 @@ static int read_order(char names[][64], int max)
  * 0, a dropped counter with precision 0, then default-zero last. */
 START_TEST(tracesetup_prints_a_line_per_counter)
 {
+#ifdef _WIN32
+  char path[] = "cpucycles-traceXXXXXX"; /* no /tmp: the current directory */
+#else
   char path[] = "/tmp/cpucycles-traceXXXXXX";
+#endif
   char line[512], order[64][64];
   int fd = mkstemp(path), saved = dup(1), lines = 0, chosen_seen = 0;
   int norder = read_order(order, 64), position = 0, last_was_zero = 0;
@@ -134,6 +153,8 @@ START_TEST(tracesetup_prints_a_line_per_counter)
   cpucycles_tracesetup();
   cpucycles();
   dup2(saved, 1);
+  close(saved);
+  close(fd); /* Windows: mkstemp's file cannot be opened again while open */
   f = fopen(path, "r");
   unlink(path);
   ck_assert_ptr_nonnull(f);
@@ -165,6 +186,7 @@ START_TEST(tracesetup_prints_a_line_per_counter)
     lines++;
   }
   fclose(f);
+  unlink(path); /* again: Windows does not remove a file still open */
   ck_assert_int_ge(lines, 4); /* the default-* clocks and default-zero */
   ck_assert_int_eq(last_was_zero, 1);
   ck_assert_int_eq(chosen_seen, 1);

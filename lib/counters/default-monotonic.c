@@ -2,6 +2,12 @@
  * to cycles by the CPU frequency estimate.  Configure only shows that the
  * libc declares the clock; the running kernel may still refuse it (an old
  * kernel under a new libc), so setup asks it once at run time. */
+#ifdef _WIN32
+/* mingw-w64's clock_gettime is winpthread's, a DLL the library does not
+ * link: default-qpc reads the same QueryPerformanceCounter directly. */
+#error "default-monotonic: on Windows, default-qpc"
+#endif
+
 #include <time.h>
 #include <errno.h>
 #include "counter.h"
