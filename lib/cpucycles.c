@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "adapters.h"
+#include "environment.h"
 #include "perf.h"
 #include "persecond.h"
 #include "select.h"
@@ -38,20 +39,6 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static long long persecond;
 static const struct counter *chosen = &cpucycles_counter_default_zero;
 static volatile int tracing;
-
-/* Environment values are ignored in privileged (setuid, setgid, capability)
- * processes: the caller's environment must not steer such a program. */
-static const char *environment(const char *name)
-{
-#ifdef HAVE_SECURE_GETENV
-  return secure_getenv(name);
-#elif defined(_WIN32)
-  return getenv(name); /* no setuid programs on Windows */
-#else
-  if (getuid() != geteuid() || getgid() != getegid()) return 0;
-  return getenv(name);
-#endif
-}
 
 /* libcpucycles prints its trace with stdio, so the lines come in order
  * with whatever the caller printed before its first call.  Ours flush the
@@ -115,13 +102,13 @@ static void initialise(void)
   pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
   pthread_mutex_lock(&probing);
 #endif
-  persecond = cpucycles_persecond_estimate("", environment("cpucyclespersecond"));
+  persecond = cpucycles_persecond_estimate("", cpucycles_environment("cpucyclespersecond"));
 #ifdef CPUCYCLES_PERF_AVAILABLE
   /* a thread refused its own perf event counts clock time in cycles */
   cpucycles_perf_set_persecond(persecond);
 #endif
   cpucycles_select(cpucycles_counter_table, cpucycles_counter_count, persecond,
-                   environment("CPUCYCLES_COUNTER"), tracing ? trace_line : 0,
+                   cpucycles_environment("CPUCYCLES_COUNTER"), tracing ? trace_line : 0,
                    0, &choice);
   chosen = choice.counter;
   fn = cpucycles_adapter_for(&choice, persecond);

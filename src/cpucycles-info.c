@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cpucycles.h"
+#include "environment.h"
 #include "explain.h"
 #include "measure.h"
 
@@ -146,18 +147,6 @@ static void report(void)
   print_observed();
 }
 
-/* The environment as the library reads it: ignored in a privileged
- * process. */
-static const char *environment(const char *name)
-{
-#ifdef HAVE_SECURE_GETENV
-  return secure_getenv(name);
-#else
-  if (getuid() != geteuid() || getgid() != getegid()) return 0;
-  return getenv(name);
-#endif
-}
-
 /* The probe again, here, with the library's code over the library's table
  * (explain.h).  CPUCYCLES_INFO_ROOT, for tests, puts /etc, /proc and /sys
  * under a fixture directory for the frequency sources, the kernel settings
@@ -165,12 +154,12 @@ static const char *environment(const char *name)
 static int explain(int json)
 {
   static struct explain e;
-  const char *root = environment("CPUCYCLES_INFO_ROOT");
+  const char *root = cpucycles_environment("CPUCYCLES_INFO_ROOT");
 
   if (explain_collect(&e, root ? root : "", cpucycles_counter_table,
                       cpucycles_counter_count,
-                      environment("cpucyclespersecond"),
-                      environment("CPUCYCLES_COUNTER")) != 0) {
+                      cpucycles_environment("cpucyclespersecond"),
+                      cpucycles_environment("CPUCYCLES_COUNTER")) != 0) {
     fputs("cpucycles-info: too many counters to explain\n", stderr);
     return 1;
   }

@@ -157,6 +157,13 @@ static int has_flag(const char *flags, const char *flag)
 
 /* The first "flags" line of /proc/cpuinfo (x86's list of CPUID features;
  * other ISAs have none, and get neither warning). */
+#ifdef _WIN32
+/* No /proc/cpuinfo on Windows (and no getline in its C runtime). */
+static void warn_cpuinfo_flags(struct explain *e)
+{
+  (void) e;
+}
+#else
 static void warn_cpuinfo_flags(struct explain *e)
 {
   char path[4096];
@@ -197,6 +204,7 @@ static void warn_cpuinfo_flags(struct explain *e)
   free(line);
   fclose(f);
 }
+#endif
 
 int explain_collect(struct explain *e, const char *root,
                     const struct counter *const *table, int count,
@@ -260,7 +268,9 @@ static const char *signal_name(int sig)
   switch (sig) {
   case SIGILL: return "SIGILL";
   case SIGFPE: return "SIGFPE";
+#ifdef SIGBUS /* not on Windows */
   case SIGBUS: return "SIGBUS";
+#endif
   case SIGSEGV: return "SIGSEGV";
   case SIGABRT: return "SIGABRT";
   }
