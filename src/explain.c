@@ -142,6 +142,13 @@ static void warn_turbo(struct explain *e)
          "depends on load and temperature; writing 0 there disables it");
 }
 
+#ifdef _WIN32
+/* No /proc/cpuinfo on Windows (and no getline in its C runtime). */
+static void warn_cpuinfo_flags(struct explain *e)
+{
+  (void) e;
+}
+#else
 static int has_flag(const char *flags, const char *flag)
 {
   size_t n = strlen(flag);
@@ -157,13 +164,6 @@ static int has_flag(const char *flags, const char *flag)
 
 /* The first "flags" line of /proc/cpuinfo (x86's list of CPUID features;
  * other ISAs have none, and get neither warning). */
-#ifdef _WIN32
-/* No /proc/cpuinfo on Windows (and no getline in its C runtime). */
-static void warn_cpuinfo_flags(struct explain *e)
-{
-  (void) e;
-}
-#else
 static void warn_cpuinfo_flags(struct explain *e)
 {
   char path[4096];

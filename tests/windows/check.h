@@ -263,6 +263,8 @@ static inline void ck_shim_fail(const char *file, int line, const char *fmt,
   } while (0)
 #define ck_assert_ptr_nonnull(a) \
   ck_assert_msg((a) != 0, "Assertion '%s' failed", #a " != NULL")
+#define ck_assert_ptr_null(a) \
+  ck_assert_msg((a) == 0, "Assertion '%s' failed", #a " == NULL")
 #define ck_assert_str_eq(a, b) do { \
     const char *ck_a = (a), *ck_b = (b); \
     ck_assert_msg(strcmp(ck_a, ck_b) == 0, \
