@@ -16,6 +16,7 @@
 #ifdef CPUCYCLES_PERF_AVAILABLE
 
 #include "counter.h"
+#include "osclock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -228,23 +229,42 @@ int cpucycles_perf_read_fd(int fd, long long *out)
 }
 
 static long long fallback_persecond = 1000000000LL;
+static long long fallback_base_sec;
+static cpucycles_perf_clock_fn fallback_clock = cpucycles_osclock_gettime;
+
+void cpucycles_perf_set_clock(cpucycles_perf_clock_fn clock_fn)
+{
+  fallback_clock = clock_fn ? clock_fn : cpucycles_osclock_gettime;
+}
 
 void cpucycles_perf_set_persecond(long long persecond)
 {
-  if (persecond > 0)
-    __atomic_store_n(&fallback_persecond, persecond, __ATOMIC_RELEASE);
+  struct timespec t;
+
+  if (persecond <= 0) return;
+  cpucycles_osclock_setup();
+  if (fallback_clock(CLOCK_MONOTONIC, &t) == 0)
+    __atomic_store_n(&fallback_base_sec, (long long) t.tv_sec, __ATOMIC_RELAXED);
+  __atomic_store_n(&fallback_persecond, persecond, __ATOMIC_RELEASE);
 }
 
 long long cpucycles_perf_fallback(void)
 {
   long long persecond = __atomic_load_n(&fallback_persecond, __ATOMIC_ACQUIRE);
+  unsigned long long seconds;
   struct timespec t;
 
-  if (clock_gettime(CLOCK_MONOTONIC, &t) != 0) return 0;
-  /* seconds times persecond stays below 2^63 for centuries of uptime; the
-   * nanoseconds part goes through a double, exact to far below a cycle */
-  return (long long) t.tv_sec * persecond
-         + (long long) ((double) t.tv_nsec * (double) persecond / 1e9);
+  if (fallback_clock(CLOCK_MONOTONIC, &t) != 0) return 0;
+  /* The clock's seconds can be anything: a time namespace offsets
+   * CLOCK_MONOTONIC by up to centuries, and seconds times a frequency
+   * would overflow.  Count from the second taken on the first call
+   * instead, in unsigned arithmetic (a wrap, not undefined behaviour, if
+   * the clock were ever set back before it).  The nanoseconds go through
+   * a double, exact to far below a cycle. */
+  seconds = (unsigned long long) t.tv_sec -
+            (unsigned long long) __atomic_load_n(&fallback_base_sec, __ATOMIC_RELAXED);
+  return (long long) (seconds * (unsigned long long) persecond +
+                      (unsigned long long) ((double) t.tv_nsec * (double) persecond / 1e9));
 }
 
 long long cpucycles_perf_read(struct cpucycles_perf_event *ev,

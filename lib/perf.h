@@ -32,6 +32,7 @@
 #ifdef CPUCYCLES_PERF_AVAILABLE
 
 #include <sys/types.h>
+#include <time.h>
 #include <linux/perf_event.h>
 
 /* Where a thread's event stands. */
@@ -100,15 +101,22 @@ void cpucycles_perf_atfork_child(struct cpucycles_perf_event *ev);
  * or -1. */
 int cpucycles_perf_read_fd(int fd, long long *out);
 
-/* What a thread without an event reads: CLOCK_MONOTONIC scaled to cycles
- * by the CPU frequency estimate given to cpucycles_perf_set_persecond()
- * (nanoseconds until then).  Monotone and in the same unit as the other
- * threads' counts, though only as precise as the clock. */
+/* What a thread without an event reads: CLOCK_MONOTONIC since the second
+ * it stood at when cpucycles_perf_set_persecond() was called, scaled to
+ * cycles by the CPU frequency estimate given there (nanoseconds until
+ * then).  Monotone and in the same unit as the other threads' counts,
+ * though only as precise as the clock; no overflow whatever the clock's
+ * offset (time namespaces). */
 long long cpucycles_perf_fallback(void);
 
-/* The CPU frequency estimate for cpucycles_perf_fallback(); the library
- * sets it once, before the probe. */
+/* The CPU frequency estimate for cpucycles_perf_fallback(), and its base
+ * second; the library sets it once, before the probe. */
 void cpucycles_perf_set_persecond(long long persecond);
+
+/* The clock cpucycles_perf_fallback() reads (0: the real one again).  A
+ * seam for tests; the library never calls it.  Not thread-safe. */
+typedef int (*cpucycles_perf_clock_fn)(clockid_t clock, struct timespec *t);
+void cpucycles_perf_set_clock(cpucycles_perf_clock_fn clock_fn);
 
 struct counter_info;
 

@@ -429,6 +429,49 @@ START_TEST(fork_during_another_threads_first_call)
 }
 END_TEST
 
+/* ---- RDTSC disabled for the process ---- */
+
+/* prctl(PR_SET_TSC, PR_TSC_SIGSEGV) makes RDTSC fault, and with it the
+ * vDSO's clocks where the clocksource is the TSC; the system calls still
+ * answer, and the OS clocks must keep counting through them. */
+#if defined(__linux__) && (defined(__x86_64__) || defined(__i386__))
+#include <sys/prctl.h>
+#endif
+
+static int child_without_tsc(const char *counter)
+{
+#if defined(PR_SET_TSC) && defined(PR_TSC_SIGSEGV)
+  alarm(20);
+  if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0) return 77;
+  if (counter) setenv("CPUCYCLES_COUNTER", counter, 1);
+  if (monotone_run(1000)) return CHILD_NOT_MONOTONE;
+  if (counter && strcmp(cpucycles_implementation(), counter) != 0)
+    return CHILD_OTHER_IMPLEMENTATION;
+  if (strcmp(cpucycles_implementation(), "default-zero") == 0) return CHILD_DEFAULT_ZERO;
+  return CHILD_OK;
+#else
+  (void) counter;
+  return 77;
+#endif
+}
+
+START_TEST(os_clocks_survive_rdtsc_disabled)
+{
+  const char *counters[] = { 0, "default-monotonic", "default-gettimeofday" };
+  unsigned i;
+  for (i = 0; i < sizeof counters / sizeof counters[0]; i++) {
+    pid_t pid = fork();
+    int code;
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) _exit(child_without_tsc(counters[i]));
+    code = wait_child(pid);
+    if (code == 77) return; /* no such switch here */
+    ck_assert_msg(code == CHILD_OK, "%s: child code %d",
+                  counters[i] ? counters[i] : "the probe's choice", code);
+  }
+}
+END_TEST
+
 /* ---- signal handlers and mask ---- */
 
 static void probe_leaves_signals_alone(int blocked)
@@ -659,6 +702,7 @@ int main(int argc, char **argv)
   tcase_add_test(t, fork_from_threads_calling_cpucycles);
   tcase_add_test(t, fork_from_threads_racing_into_first_call);
   tcase_add_test(t, fork_during_another_threads_first_call);
+  tcase_add_test(t, os_clocks_survive_rdtsc_disabled);
   tcase_add_test(t, signal_handlers_and_mask_as_before);
   tcase_add_test(t, signal_handlers_and_blocked_mask_as_before);
   tcase_add_test(t, default_handlers_as_before);
