@@ -40,12 +40,17 @@ static const int crash_signals[] = { SIGILL, SIGFPE, SIGBUS, SIGSEGV, SIGABRT };
 #define CRASH_SIGNALS ((int) (sizeof crash_signals / sizeof crash_signals[0]))
 
 static sigjmp_buf escape;
+/* The application's actions, read by the handler in any thread: each is
+ * published (release) before the library's handler replaces it. */
 static struct sigaction previous[CRASH_SIGNALS];
+static int previous_ready[CRASH_SIGNALS];
 /* Set from a handler when an SA_RESETHAND handler of the application was
  * delivered to: the disposition to put back is then SIG_DFL. */
-static volatile sig_atomic_t reset_by_delivery[CRASH_SIGNALS];
-static pthread_t prober;
-static volatile sig_atomic_t armed;
+static int reset_by_delivery[CRASH_SIGNALS];
+/* Armed in the probing thread only: thread-local, so no other thread's
+ * signal can take the escape. */
+static __thread volatile sig_atomic_t armed
+  __attribute__((tls_model("initial-exec")));
 /* The probing thread's mask as the application set it, and the crash
  * signals sent to the process (kill, sigqueue) that reached the probing
  * thread only because the probe unblocked them: they are sent again once
@@ -68,7 +73,9 @@ static void pass_on(int i, int sig, siginfo_t *info, void *context)
   struct sigaction *old = &previous[i];
   struct sigaction dfl;
 
-  if (reset_by_delivery[i] || old->sa_handler == SIG_DFL) {
+  if (!__atomic_load_n(&previous_ready[i], __ATOMIC_ACQUIRE)) return;
+  if (__atomic_load_n(&reset_by_delivery[i], __ATOMIC_RELAXED) ||
+      old->sa_handler == SIG_DFL) {
     /* The default action of every crash signal ends the process.  Put the
      * default back and send the signal again: it is blocked while this
      * handler runs and is delivered when it returns (a fault also happens
@@ -95,7 +102,8 @@ static void pass_on(int i, int sig, siginfo_t *info, void *context)
 
   /* The kernel already blocked old->sa_mask (our action carries it) and,
    * unless SA_NODEFER (ours then has it too), sig itself. */
-  if (old->sa_flags & SA_RESETHAND) reset_by_delivery[i] = 1;
+  if (old->sa_flags & SA_RESETHAND)
+    __atomic_store_n(&reset_by_delivery[i], 1, __ATOMIC_RELAXED);
   if (old->sa_flags & SA_SIGINFO)
     old->sa_sigaction(sig, info, context);
   else
@@ -111,7 +119,7 @@ static void on_crash(int sig, siginfo_t *info, void *context)
    * under test is its own failure. */
   int sent = info && (info->si_code == SI_USER || info->si_code == SI_QUEUE);
 
-  if (armed && pthread_equal(pthread_self(), prober)) {
+  if (armed) {
     if (!sent) {
       armed = 0;
       siglongjmp(escape, 1);
@@ -135,12 +143,15 @@ static void install(void)
   int i;
 
   for (i = 0; i < CRASH_SIGNALS; i++) {
-    reset_by_delivery[i] = 0;
+    __atomic_store_n(&reset_by_delivery[i], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&previous_ready[i], 0, __ATOMIC_RELAXED);
     if (sigaction(crash_signals[i], 0, &seen) != 0) {
       memset(&seen, 0, sizeof seen);
       seen.sa_handler = SIG_DFL;
       sigemptyset(&seen.sa_mask);
     }
+    previous[i] = seen;
+    __atomic_store_n(&previous_ready[i], 1, __ATOMIC_RELEASE);
     memset(&action, 0, sizeof action);
     action.sa_sigaction = on_crash;
     /* What the application's handler would have had blocked and how it
@@ -149,8 +160,7 @@ static void install(void)
     action.sa_flags = SA_SIGINFO;
     if (seen.sa_handler != SIG_DFL && seen.sa_handler != SIG_IGN)
       action.sa_flags |= seen.sa_flags & (SA_ONSTACK | SA_RESTART | SA_NODEFER);
-    if (sigaction(crash_signals[i], &action, &previous[i]) != 0)
-      previous[i] = seen;
+    sigaction(crash_signals[i], &action, 0);
   }
 }
 
@@ -163,7 +173,7 @@ static void uninstall(void)
   for (i = 0; i < CRASH_SIGNALS; i++) {
     if (sigaction(crash_signals[i], 0, &now) != 0 || !same_handler(&now))
       continue;
-    if (reset_by_delivery[i]) {
+    if (__atomic_load_n(&reset_by_delivery[i], __ATOMIC_RELAXED)) {
       memset(&dfl, 0, sizeof dfl);
       dfl.sa_handler = SIG_DFL;
       sigemptyset(&dfl.sa_mask);
@@ -195,7 +205,6 @@ int cpucycles_works(void (*fn)(void *), void *arg)
     sigaddset(&unblock, crash_signals[i]);
   }
 
-  prober = pthread_self();
   application_mask = saved_mask;
   for (i = 0; i < CRASH_SIGNALS; i++) resend[i] = 0;
   install();

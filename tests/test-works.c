@@ -14,6 +14,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "counter.h"
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0
+#endif
 
 /* pthread_sigmask as the library sees it: the real one, or a failure of
  * the n-th call from now when fail_sigmask_call is n.  The library's
@@ -156,6 +164,9 @@ START_TEST(pending_blocked_signal_stays_pending)
   sigset_t block, seen;
   unsigned i;
 
+  /* valgrind 3.19's sigpending() does not report a signal sent with kill()
+   * that it holds for a thread blocking it: the probe cannot see it. */
+  if (RUNNING_ON_VALGRIND) return;
   for (i = 0; i < sizeof signals / sizeof signals[0]; i++) {
     int sig = signals[i];
     memset(&a, 0, sizeof a);
@@ -251,7 +262,9 @@ START_TEST(fault_of_another_thread_reaches_its_handler)
     ck_assert_int_eq(cpucycles_works(other_thread_faults_then_we_do, 0), -1);
   ck_assert_msg(!stolen, "the probe's own fault reached the application's handler");
   ck_assert_int_eq(handled_in_other, 1);
-  ck_assert_msg(usr2_blocked, "the handler's sa_mask or SA_NODEFER not honoured");
+  /* valgrind 3.19 ignores sa_mask for an action with SA_NODEFER. */
+  if (!RUNNING_ON_VALGRIND)
+    ck_assert_msg(usr2_blocked, "the handler's sa_mask or SA_NODEFER not honoured");
   ck_assert_msg(info_ok, "the handler's siginfo not passed on");
   sigaction(SIGSEGV, 0, &seen);
   ck_assert_ptr_eq((void *) seen.sa_sigaction, (void *) application_action);
@@ -323,6 +336,10 @@ START_TEST(default_action_passed_on)
   pid_t pid;
   int status, sig = SIGBUS;
 
+  /* valgrind 3.19 hangs, now and then, ending a process whose second
+   * thread re-raises a signal with the default action from its handler
+   * (a ten-line program without the library does it too). */
+  if (RUNNING_ON_VALGRIND) return;
   pid = fork();
   ck_assert_int_ge(pid, 0);
   if (pid == 0) {
@@ -401,6 +418,7 @@ int main(void)
 {
   Suite *s = suite_create("works");
   TCase *t = tcase_create("crash signals");
+  tcase_set_timeout(t, 60); /* valgrind runs threads one at a time */
   tcase_add_test(t, normal_function_works);
   tcase_add_test(t, each_crash_signal_is_caught);
   tcase_add_test(t, real_fault_is_caught);
