@@ -137,49 +137,97 @@ static int same_handler(const struct sigaction *a)
   return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == on_crash;
 }
 
+static void action_for(const struct sigaction *old, struct sigaction *action)
+{
+  memset(action, 0, sizeof *action);
+  action->sa_sigaction = on_crash;
+  /* What the application's handler would have had blocked and how it
+   * would have been delivered: the kernel does it for pass_on(). */
+  action->sa_mask = old->sa_mask;
+  action->sa_flags = SA_SIGINFO;
+  if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN)
+    action->sa_flags |= old->sa_flags & (SA_ONSTACK | SA_RESTART | SA_NODEFER);
+}
+
+/* The kernel's part of a sigset_t: a bit per signal, NSIG - 1 of them.
+ * glibc's sigset_t is larger, and sigaction() fills the rest with whatever
+ * its own stack held: compare only the kernel's bytes. */
+#define KERNEL_SIGSET_BYTES ((NSIG - 1 + 7) / 8)
+
+static int same_action(const struct sigaction *a, const struct sigaction *b)
+{
+  size_t n = KERNEL_SIGSET_BYTES < sizeof a->sa_mask ? KERNEL_SIGSET_BYTES
+                                                     : sizeof a->sa_mask;
+  return a->sa_handler == b->sa_handler && a->sa_flags == b->sa_flags &&
+         memcmp(&a->sa_mask, &b->sa_mask, n) == 0;
+}
+
+static void publish_previous(int i, const struct sigaction *old)
+{
+  __atomic_store_n(&previous_ready[i], 0, __ATOMIC_RELEASE);
+  previous[i] = *old;
+  __atomic_store_n(&previous_ready[i], 1, __ATOMIC_RELEASE);
+}
+
+/* previous[] holds what uninstall() left in place: the probe calls the
+ * catcher once per counter, and reading every action before replacing it
+ * would double the system calls of the first call.  So the action is
+ * swapped in one call, and only when the one it replaced is not the one
+ * expected (another thread changed it since, or the first time) is it
+ * published and ours installed again with that one's mask and flags. */
+static int previous_known;
+
 static void install(void)
 {
-  struct sigaction action, seen;
+  struct sigaction action, replaced;
   int i;
 
   for (i = 0; i < CRASH_SIGNALS; i++) {
     __atomic_store_n(&reset_by_delivery[i], 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&previous_ready[i], 0, __ATOMIC_RELAXED);
-    if (sigaction(crash_signals[i], 0, &seen) != 0) {
-      memset(&seen, 0, sizeof seen);
-      seen.sa_handler = SIG_DFL;
-      sigemptyset(&seen.sa_mask);
+    if (!previous_known) {
+      if (sigaction(crash_signals[i], 0, &replaced) != 0) {
+        memset(&replaced, 0, sizeof replaced);
+        replaced.sa_handler = SIG_DFL;
+        sigemptyset(&replaced.sa_mask);
+      }
+      publish_previous(i, &replaced);
     }
-    previous[i] = seen;
-    __atomic_store_n(&previous_ready[i], 1, __ATOMIC_RELEASE);
-    memset(&action, 0, sizeof action);
-    action.sa_sigaction = on_crash;
-    /* What the application's handler would have had blocked and how it
-     * would have been delivered: the kernel does it for pass_on(). */
-    action.sa_mask = seen.sa_mask;
-    action.sa_flags = SA_SIGINFO;
-    if (seen.sa_handler != SIG_DFL && seen.sa_handler != SIG_IGN)
-      action.sa_flags |= seen.sa_flags & (SA_ONSTACK | SA_RESTART | SA_NODEFER);
-    sigaction(crash_signals[i], &action, 0);
+    action_for(&previous[i], &action);
+    if (sigaction(crash_signals[i], &action, &replaced) != 0) continue;
+    if (previous_known && !same_action(&replaced, &previous[i])) {
+      publish_previous(i, &replaced);
+      action_for(&replaced, &action);
+      sigaction(crash_signals[i], &action, 0);
+    }
   }
+  previous_known = 1;
 }
 
-/* Put back what was there, where ours is still installed. */
+/* Put back what was there, where ours is still installed: swapped in one
+ * call; when what came out is not ours (another thread installed a handler
+ * meanwhile), that one goes back at once. */
 static void uninstall(void)
 {
-  struct sigaction now, dfl;
+  struct sigaction was, dfl;
   int i;
 
   for (i = 0; i < CRASH_SIGNALS; i++) {
-    if (sigaction(crash_signals[i], 0, &now) != 0 || !same_handler(&now))
-      continue;
     if (__atomic_load_n(&reset_by_delivery[i], __ATOMIC_RELAXED)) {
       memset(&dfl, 0, sizeof dfl);
       dfl.sa_handler = SIG_DFL;
       sigemptyset(&dfl.sa_mask);
-      sigaction(crash_signals[i], &dfl, 0);
-    } else {
-      sigaction(crash_signals[i], &previous[i], 0);
+      if (sigaction(crash_signals[i], &dfl, &was) == 0 && !same_handler(&was))
+        sigaction(crash_signals[i], &was, 0);
+      previous_known = 0;
+      continue;
+    }
+    if (sigaction(crash_signals[i], &previous[i], &was) != 0) {
+      previous_known = 0;
+      continue;
+    }
+    if (!same_handler(&was)) {
+      sigaction(crash_signals[i], &was, 0);
+      previous_known = 0;
     }
   }
 }
@@ -191,29 +239,29 @@ static void uninstall(void)
  * such a signal is pending: -1, as for a counter that crashed. */
 int cpucycles_works(void (*fn)(void *), void *arg)
 {
-  sigset_t none, saved_mask, pending, unblock;
+  sigset_t saved_mask, pending, unblock;
   volatile int result = -1;
   int i;
 
-  sigemptyset(&none);
-  if (pthread_sigmask(SIG_BLOCK, &none, &saved_mask) != 0) return -1;
+  /* A crash signal pending for this thread or the process is one this
+   * thread blocks (unblocked, it would have been delivered), and every
+   * other thread too when it is the process's. */
   if (sigpending(&pending) != 0) return -1;
   sigemptyset(&unblock);
   for (i = 0; i < CRASH_SIGNALS; i++) {
-    if (!sigismember(&saved_mask, crash_signals[i])) continue;
     if (sigismember(&pending, crash_signals[i])) return -1;
     sigaddset(&unblock, crash_signals[i]);
   }
 
-  application_mask = saved_mask;
   for (i = 0; i < CRASH_SIGNALS; i++) resend[i] = 0;
   install();
   /* A fault with its signal blocked kills the process outright: unblock
    * the crash signals in this thread only. */
-  if (pthread_sigmask(SIG_UNBLOCK, &unblock, 0) != 0) {
+  if (pthread_sigmask(SIG_UNBLOCK, &unblock, &saved_mask) != 0) {
     uninstall();
     return -1;
   }
+  application_mask = saved_mask;
 
   if (sigsetjmp(escape, 1) == 0) {
     armed = 1;

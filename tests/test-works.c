@@ -395,8 +395,8 @@ START_TEST(mask_failure_runs_nothing_changes_nothing)
   ck_assert_int_eq(pthread_sigmask(SIG_SETMASK, &block, 0), 0);
   signal(SIGSEGV, own_handler);
   sigaction(SIGSEGV, 0, &before);
-  /* The first call reads the mask, the second unblocks. */
-  for (call = 1; call <= 2; call++) {
+  /* The first call unblocks the crash signals (and reads the mask). */
+  for (call = 1; call <= 1; call++) {
     ran = 0;
     fail_sigmask_call = call;
     ck_assert_int_eq(cpucycles_works(fine, 0), -1);
