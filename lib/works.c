@@ -154,11 +154,22 @@ static void action_for(const struct sigaction *old, struct sigaction *action)
  * its own stack held: compare only the kernel's bytes. */
 #define KERNEL_SIGSET_BYTES ((NSIG - 1 + 7) / 8)
 
+/* glibc adds SA_RESTORER to every action it installs: an action never set
+ * reads back without it, the same action put back with it. */
+#ifdef SA_RESTORER
+#define LIBC_FLAGS SA_RESTORER
+#elif defined(__linux__)
+#define LIBC_FLAGS 0x04000000
+#else
+#define LIBC_FLAGS 0
+#endif
+
 static int same_action(const struct sigaction *a, const struct sigaction *b)
 {
   size_t n = KERNEL_SIGSET_BYTES < sizeof a->sa_mask ? KERNEL_SIGSET_BYTES
                                                      : sizeof a->sa_mask;
-  return a->sa_handler == b->sa_handler && a->sa_flags == b->sa_flags &&
+  return a->sa_handler == b->sa_handler &&
+         (a->sa_flags & ~LIBC_FLAGS) == (b->sa_flags & ~LIBC_FLAGS) &&
          memcmp(&a->sa_mask, &b->sa_mask, n) == 0;
 }
 
