@@ -1,7 +1,7 @@
 /* The public symbols and the lazy, thread-safe first call.
  *
  * cpucycles starts out pointing at init_then_read().  The first call from
- * any thread runs the probe exactly once (pthread_once: threads racing in
+ * any thread runs the probe exactly once (under a mutex: threads racing in
  * wait for it), then publishes the chosen counter's function into the
  * pointer with release order.  Every later call goes straight to that
  * function: no lock and no branch on the hot path. */
@@ -24,7 +24,6 @@ static long long init_then_read(void);
 
 long long (*cpucycles)(void) = init_then_read;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 static long long persecond;
 static const struct counter *chosen = &cpucycles_counter_default_zero;
 static volatile int tracing;
@@ -60,30 +59,54 @@ static void trace_line(int n, const char *name, long long precision,
   }
 }
 
-/* fork() waits while another thread probes.  A child forked in the middle
- * of the probe would inherit the probe's crash handlers as its own (the
- * probing thread, which restores them, does not exist in the child) and
- * the descriptors of counters being tried.  So the probe runs under
- * probing, and fork's prepare handler takes it: the child sees either no
- * probe or a finished one.  Registered before the probe starts, outside
- * the lock: glibc runs prepare handlers holding its own atfork lock, which
+/* The first call runs under probing, a mutex, and is over once
+ * initialised is set (release; read with acquire by every later call).
+ * fork() waits while another thread makes the first call: a child forked
+ * in the middle of it would inherit the probe's crash handlers as its own
+ * (the probing thread, which restores them, does not exist in the child)
+ * and the descriptors of counters being tried.  So fork's prepare handler
+ * takes probing too, and the child sees either no first call or a finished
+ * one.  pthread_once is not used for the first call: glibc runs an
+ * unfinished once routine again in a forked child.
+ *
+ * The fork handlers are registered when the library is loaded, exactly
+ * once, before any thread can make a first call; glibc drops them again
+ * when the library is unloaded (dlclose).  They cannot be registered under
+ * probing: glibc runs prepare handlers holding its own atfork lock, which
  * pthread_atfork also takes. */
 static pthread_mutex_t probing = PTHREAD_MUTEX_INITIALIZER;
+static int initialised;
 
 static void on_fork_prepare(void)
 {
   pthread_mutex_lock(&probing);
+#ifdef CPUCYCLES_PERF_AVAILABLE
+  cpucycles_perf_fork_prepare();
+#endif
 }
 
 static void on_fork_parent(void)
 {
+#ifdef CPUCYCLES_PERF_AVAILABLE
+  cpucycles_perf_fork_parent();
+#endif
   pthread_mutex_unlock(&probing);
 }
 
 static void on_fork_child(void)
 {
-  pthread_mutex_unlock(&probing);
+#ifdef CPUCYCLES_PERF_AVAILABLE
+  /* every thread's perf events, not only the chosen counter's in this
+   * thread: the other threads do not exist in the child */
+  cpucycles_perf_fork_child();
+#endif
   if (chosen->atfork_child) chosen->atfork_child();
+  pthread_mutex_unlock(&probing);
+}
+
+__attribute__((constructor)) static void register_fork_handlers(void)
+{
+  pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
 }
 
 static void initialise(void)
@@ -91,8 +114,6 @@ static void initialise(void)
   struct choice choice;
   long long (*fn)(void);
 
-  pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
-  pthread_mutex_lock(&probing);
   persecond = cpucycles_persecond_estimate("", environment("cpucyclespersecond"));
 #ifdef CPUCYCLES_PERF_AVAILABLE
   /* a thread refused its own perf event counts clock time in cycles */
@@ -104,24 +125,44 @@ static void initialise(void)
   chosen = choice.counter;
   fn = cpucycles_adapter_for(&choice, persecond);
   __atomic_store_n(&cpucycles, fn, __ATOMIC_RELEASE);
+}
+
+/* The first call is no cancellation point: a thread cancelled inside it
+ * (deferred cancellation: the probe reads files) would die holding
+ * probing, and every later first call and fork() would wait forever.
+ * Cancellation is disabled for its duration and the caller's state put
+ * back; a pending cancellation acts at the caller's next cancellation
+ * point. */
+static void initialise_once(void)
+{
+  int cancel_state;
+
+  if (__atomic_load_n(&initialised, __ATOMIC_ACQUIRE)) return;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+  pthread_mutex_lock(&probing);
+  if (!__atomic_load_n(&initialised, __ATOMIC_RELAXED)) {
+    initialise();
+    __atomic_store_n(&initialised, 1, __ATOMIC_RELEASE);
+  }
   pthread_mutex_unlock(&probing);
+  pthread_setcancelstate(cancel_state, 0);
 }
 
 static long long init_then_read(void)
 {
-  pthread_once(&once, initialise);
+  initialise_once();
   return __atomic_load_n(&cpucycles, __ATOMIC_ACQUIRE)();
 }
 
 long long cpucycles_persecond(void)
 {
-  pthread_once(&once, initialise);
+  initialise_once();
   return persecond;
 }
 
 const char *cpucycles_implementation(void)
 {
-  pthread_once(&once, initialise);
+  initialise_once();
   return chosen->name;
 }
 

@@ -852,6 +852,62 @@ START_TEST(fallback_in_a_time_namespace)
 }
 END_TEST
 
+/* ---- every thread's events closed in a child after fork ---- */
+
+#define FORK_THREADS 6
+static volatile int threads_opened, threads_may_exit;
+
+static void *open_and_wait(void *arg)
+{
+  const struct counter *c = arg;
+  c->read(); /* opens this thread's event */
+  __atomic_add_fetch(&threads_opened, 1, __ATOMIC_ACQ_REL);
+  while (!__atomic_load_n(&threads_may_exit, __ATOMIC_ACQUIRE)) sched_yield();
+  return 0;
+}
+
+START_TEST(fork_child_closes_every_threads_events)
+{
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  pthread_t th[FORK_THREADS];
+  pid_t pid;
+  int i, status;
+
+  if (!c) return;
+  cpucycles_perf_set_opener(pipe_open);
+  pipe_first_value = 7;
+  ck_assert_int_eq(c->setup(&info), 0);
+  /* one at a time: the opener's notes are not thread-safe */
+  for (i = 0; i < FORK_THREADS; i++) {
+    ck_assert_int_eq(pthread_create(&th[i], 0, open_and_wait, (void *) c), 0);
+    while (__atomic_load_n(&threads_opened, __ATOMIC_ACQUIRE) != i + 1) sched_yield();
+  }
+  ck_assert_int_eq(open_calls, FORK_THREADS + 1);
+
+  pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    int code = 0;
+    c->atfork_child();
+    for (i = 0; i <= FORK_THREADS; i++)
+      if (!fd_is_closed(opened[i])) code |= 1 << i;
+    _exit(code);
+  }
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status));
+  ck_assert_msg(WEXITSTATUS(status) == 0,
+                "descriptors left open in the child (bit i: opened[i]): %#x",
+                WEXITSTATUS(status));
+  /* The parent's are all still there. */
+  for (i = 0; i <= FORK_THREADS; i++) ck_assert(!fd_is_closed(opened[i]));
+  __atomic_store_n(&threads_may_exit, 1, __ATOMIC_RELEASE);
+  for (i = 0; i < FORK_THREADS; i++) ck_assert_int_eq(pthread_join(th[i], 0), 0);
+  for (i = 1; i <= FORK_THREADS; i++) ck_assert(fd_is_closed(opened[i]));
+  c->release();
+}
+END_TEST
+
 /* ---- fork, with real software events ---- */
 
 START_TEST(fork_child_counts_with_its_own_event)
@@ -997,6 +1053,7 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, fallback_counts_cycles_at_the_estimated_rate);
   tcase_add_test(tc, fallback_survives_a_huge_clock_offset);
   tcase_add_test(tc, fallback_in_a_time_namespace);
+  tcase_add_test(tc, fork_child_closes_every_threads_events);
   tcase_add_test(tc, fork_child_counts_with_its_own_event);
   suite_add_tcase(s, tc);
 
