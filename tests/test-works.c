@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "counter.h"
 #if defined(__has_include)
@@ -289,30 +290,48 @@ START_TEST(fault_of_another_thread_reaches_its_handler)
 END_TEST
 
 static pthread_t other;
-static int other_may_go;
-static volatile sig_atomic_t resethand_calls;
+static int wake[2];          /* the other thread waits reading it */
+static int resethand_calls;
 
 static void resethand_handler(int sig)
 {
   (void) sig;
-  resethand_calls++;
+  __atomic_add_fetch(&resethand_calls, 1, __ATOMIC_RELEASE);
 }
 
-/* A spin without system calls: valgrind 3.19 asserts, now and then, when
- * a signal meets a thread in sched_yield(). */
+/* Blocked in read(2), not spinning: ThreadSanitizer delivers a crash
+ * signal at once, and in the middle of its own atomic load it would wait
+ * for itself in the handler's; valgrind 3.19 asserts, now and then, when a
+ * signal meets a thread in sched_yield(). */
 static void *waiting_thread(void *arg)
 {
+  char c;
   (void) arg;
-  while (!__atomic_load_n(&other_may_go, __ATOMIC_ACQUIRE)) {}
+  while (read(wake[0], &c, 1) < 0 && errno == EINTR) {}
   return 0;
 }
 
-/* While armed: send the signal to the other thread, let it finish. */
+static void start_waiting_thread(void)
+{
+  ck_assert_int_eq(pipe(wake), 0);
+  ck_assert_int_eq(pthread_create(&other, 0, waiting_thread, 0), 0);
+}
+
+/* While armed: send the signal to the other thread, let it finish.  A
+ * SIGILL goes to a counting handler: wait (at most 5 s) until it ran, so
+ * that the thread does not exit with the signal still pending. */
 static void signal_other_thread(void *arg)
 {
-  pthread_kill(other, *(int *) arg);
-  __atomic_store_n(&other_may_go, 1, __ATOMIC_RELEASE);
+  int sig = *(int *) arg, waited;
+  struct timespec ms = { 0, 1000000 };
+  pthread_kill(other, sig);
+  if (sig == SIGILL)
+    for (waited = 0; waited < 5000 && !__atomic_load_n(&resethand_calls, __ATOMIC_ACQUIRE); waited++)
+      nanosleep(&ms, 0);
+  if (write(wake[1], "x", 1) != 1) abort();
   pthread_join(other, 0);
+  close(wake[0]);
+  close(wake[1]);
 }
 
 START_TEST(resethand_and_ignored_passed_on)
@@ -327,19 +346,17 @@ START_TEST(resethand_and_ignored_passed_on)
   a.sa_flags = SA_RESETHAND;
   sigemptyset(&a.sa_mask);
   ck_assert_int_eq(sigaction(SIGILL, &a, 0), 0);
-  resethand_calls = 0;
-  __atomic_store_n(&other_may_go, 0, __ATOMIC_RELEASE);
-  ck_assert_int_eq(pthread_create(&other, 0, waiting_thread, 0), 0);
+  __atomic_store_n(&resethand_calls, 0, __ATOMIC_RELEASE);
+  start_waiting_thread();
   sig = SIGILL;
   ck_assert_int_eq(cpucycles_works(signal_other_thread, &sig), 0);
-  ck_assert_int_eq(resethand_calls, 1);
+  ck_assert_int_eq(__atomic_load_n(&resethand_calls, __ATOMIC_ACQUIRE), 1);
   sigaction(SIGILL, 0, &seen);
   ck_assert_ptr_eq((void *) seen.sa_handler, (void *) SIG_DFL);
 
   /* An ignored signal sent to another thread stays ignored. */
   signal(SIGFPE, SIG_IGN);
-  __atomic_store_n(&other_may_go, 0, __ATOMIC_RELEASE);
-  ck_assert_int_eq(pthread_create(&other, 0, waiting_thread, 0), 0);
+  start_waiting_thread();
   sig = SIGFPE;
   ck_assert_int_eq(cpucycles_works(signal_other_thread, &sig), 0);
   sigaction(SIGFPE, 0, &seen);
@@ -365,8 +382,7 @@ START_TEST(default_action_passed_on)
   if (pid == 0) {
     setrlimit(RLIMIT_CORE, &no_core);
     signal(SIGBUS, SIG_DFL);
-    __atomic_store_n(&other_may_go, 0, __ATOMIC_RELEASE);
-    if (pthread_create(&other, 0, waiting_thread, 0) != 0) _exit(2);
+    if (pipe(wake) != 0 || pthread_create(&other, 0, waiting_thread, 0) != 0) _exit(2);
     cpucycles_works(signal_other_thread, &sig);
     _exit(0);
   }
