@@ -77,9 +77,12 @@ struct counter {
 };
 
 /* works.c: run fn(arg) with SIGILL, SIGFPE, SIGBUS, SIGSEGV and SIGABRT
- * caught.  Returns 0 when fn returned, -1 when one of those signals stopped
- * it.  Signal handlers and the signal mask are restored before returning.
- * One thread at a time (the library calls it under its init once).
+ * caught in the calling thread (other threads' crash signals go on to
+ * their own handlers).  Returns 0 when fn returned, -1 when one of those
+ * signals stopped it, or when fn was not run: a crash signal blocked and
+ * pending, or pthread_sigmask failing.  Handlers still ours and the
+ * signal mask are restored before returning.  One thread at a time (the
+ * library calls it under its init once).
  * works-windows.c: the same with the corresponding exceptions (illegal
  * and privileged instruction, access violation, ...) of the calling
  * thread, through a vectored exception handler removed before returning. */

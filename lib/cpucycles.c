@@ -1,7 +1,7 @@
 /* The public symbols and the lazy, thread-safe first call.
  *
  * cpucycles starts out pointing at init_then_read().  The first call from
- * any thread runs the probe exactly once (pthread_once; InitOnceExecuteOnce
+ * any thread runs the probe exactly once (under a mutex; InitOnceExecuteOnce
  * on Windows: threads racing in wait for it), then publishes the chosen
  * counter's function into the pointer with release order.  Every later
  * call goes straight to that function: no lock and no branch on the hot
@@ -33,9 +33,6 @@ static long long init_then_read(void);
 
 long long (*cpucycles)(void) = init_then_read;
 
-#ifndef _WIN32
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-#endif
 static long long persecond;
 static const struct counter *chosen = &cpucycles_counter_default_zero;
 static volatile int tracing;
@@ -48,12 +45,12 @@ static volatile int tracing;
 static void trace_line(const struct probe_report *r, void *unused)
 {
   char line[256];
+  int len;
   (void) unused;
   fflush(stdout);
-  int len = snprintf(line, sizeof line,
-                     "cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n",
-                     r->index, r->name, r->precision, r->scaling,
-                     r->info.only32);
+  len = snprintf(line, sizeof line,
+                 "cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n",
+                 r->index, r->name, r->precision, r->scaling, r->info.only32);
   if (len > 0 && (size_t) len < sizeof line) {
     const char *p = line;
     while (len > 0) {
@@ -65,31 +62,55 @@ static void trace_line(const struct probe_report *r, void *unused)
   }
 }
 
-/* fork() waits while another thread probes.  A child forked in the middle
- * of the probe would inherit the probe's crash handlers as its own (the
- * probing thread, which restores them, does not exist in the child) and
- * the descriptors of counters being tried.  So the probe runs under
- * probing, and fork's prepare handler takes it: the child sees either no
- * probe or a finished one.  Registered before the probe starts, outside
- * the lock: glibc runs prepare handlers holding its own atfork lock, which
+/* The first call runs under probing, a mutex, and is over once
+ * initialised is set (release; read with acquire by every later call).
+ * fork() waits while another thread makes the first call: a child forked
+ * in the middle of it would inherit the probe's crash handlers as its own
+ * (the probing thread, which restores them, does not exist in the child)
+ * and the descriptors of counters being tried.  So fork's prepare handler
+ * takes probing too, and the child sees either no first call or a finished
+ * one.  pthread_once is not used for the first call: glibc runs an
+ * unfinished once routine again in a forked child.
+ *
+ * The fork handlers are registered when the library is loaded, exactly
+ * once, before any thread can make a first call; glibc drops them again
+ * when the library is unloaded (dlclose).  They cannot be registered under
+ * probing: glibc runs prepare handlers holding its own atfork lock, which
  * pthread_atfork also takes. */
 #ifndef _WIN32 /* Windows has no fork() */
 static pthread_mutex_t probing = PTHREAD_MUTEX_INITIALIZER;
+static int initialised;
 
 static void on_fork_prepare(void)
 {
   pthread_mutex_lock(&probing);
+#ifdef CPUCYCLES_PERF_AVAILABLE
+  cpucycles_perf_fork_prepare();
+#endif
 }
 
 static void on_fork_parent(void)
 {
+#ifdef CPUCYCLES_PERF_AVAILABLE
+  cpucycles_perf_fork_parent();
+#endif
   pthread_mutex_unlock(&probing);
 }
 
 static void on_fork_child(void)
 {
-  pthread_mutex_unlock(&probing);
+#ifdef CPUCYCLES_PERF_AVAILABLE
+  /* every thread's perf events, not only the chosen counter's in this
+   * thread: the other threads do not exist in the child */
+  cpucycles_perf_fork_child();
+#endif
   if (chosen->atfork_child) chosen->atfork_child();
+  pthread_mutex_unlock(&probing);
+}
+
+__attribute__((constructor)) static void register_fork_handlers(void)
+{
+  pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
 }
 #endif
 
@@ -98,10 +119,6 @@ static void initialise(void)
   struct choice choice;
   long long (*fn)(void);
 
-#ifndef _WIN32
-  pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
-  pthread_mutex_lock(&probing);
-#endif
   persecond = cpucycles_persecond_estimate("", cpucycles_environment("cpucyclespersecond"));
 #ifdef CPUCYCLES_PERF_AVAILABLE
   /* a thread refused its own perf event counts clock time in cycles */
@@ -113,20 +130,36 @@ static void initialise(void)
   chosen = choice.counter;
   fn = cpucycles_adapter_for(&choice, persecond);
   __atomic_store_n(&cpucycles, fn, __ATOMIC_RELEASE);
-#ifndef _WIN32
-  pthread_mutex_unlock(&probing);
-#endif
 }
 
+#ifdef _WIN32
 /* Runs initialise() exactly once; every caller returns after it ended. */
 static void initialise_once(void)
 {
-#ifdef _WIN32
   cpucycles_once_windows(initialise);
-#else
-  pthread_once(&once, initialise);
-#endif
 }
+#else
+/* The first call is no cancellation point: a thread cancelled inside it
+ * (deferred cancellation: the probe reads files) would die holding
+ * probing, and every later first call and fork() would wait forever.
+ * Cancellation is disabled for its duration and the caller's state put
+ * back; a pending cancellation acts at the caller's next cancellation
+ * point. */
+static void initialise_once(void)
+{
+  int cancel_state;
+
+  if (__atomic_load_n(&initialised, __ATOMIC_ACQUIRE)) return;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+  pthread_mutex_lock(&probing);
+  if (!__atomic_load_n(&initialised, __ATOMIC_RELAXED)) {
+    initialise();
+    __atomic_store_n(&initialised, 1, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&probing);
+  pthread_setcancelstate(cancel_state, 0);
+}
+#endif
 
 static long long init_then_read(void)
 {

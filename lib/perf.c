@@ -17,9 +17,12 @@
 
 #include "counter.h"
 
+#include "osclock.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -49,44 +52,76 @@ void cpucycles_perf_set_opener(cpucycles_perf_open_fn open_fn)
   opener = open_fn ? open_fn : perf_event_open_syscall;
 }
 
-/* ---- closing at thread exit ----
+/* ---- the registry of open events ----
  *
  * Each thread keeps a list of its open events (normally one: that of the
- * chosen counter; during the probe, one per perf counter tried).  A pthread
+ * chosen counter; during the probe, one per perf counter tried), and every
+ * open event of every thread is also on one process-wide list, under
+ * registry.  The thread's list closes its events when it exits: a pthread
  * key whose value is non-null while the list is non-empty makes the thread
- * library call close_thread_events() as the thread exits.  The key is
- * created once, on the first open, which is under the library's init.
- * glibc stores the values of the first 32 keys inside the thread
- * descriptor, so pthread_setspecific() allocates nothing here. */
+ * library call close_thread_events() then.  The process-wide list closes
+ * the events of all threads in a child after fork() (only the forking
+ * thread exists there, but every thread's descriptors were copied) and
+ * when the library is unloaded.  glibc stores the values of the first 32
+ * keys inside the thread descriptor, so pthread_setspecific() allocates
+ * nothing here.
+ *
+ * registry is held, with every signal blocked, around each open, close and
+ * list change, and by fork's prepare handler, so that a child never
+ * inherits a descriptor that is not on the list, nor a half-changed list;
+ * blocking the signals keeps a signal handler of the same thread (its
+ * first cpucycles(), or a fork()) from waiting for the lock its thread
+ * holds. */
 
 static __thread struct cpucycles_perf_event *thread_events
   __attribute__((tls_model("initial-exec")));
+static struct cpucycles_perf_event *all_events;
+static pthread_mutex_t registry = PTHREAD_MUTEX_INITIALIZER;
+static sigset_t fork_saved_mask;
 static pthread_key_t thread_key;
-static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
-static int thread_key_ok;
+static int thread_key_state; /* 0 not created, 1 created, -1 failed or deleted */
+
+static void lock_registry(sigset_t *saved)
+{
+  sigset_t all;
+  sigfillset(&all);
+  if (pthread_sigmask(SIG_BLOCK, &all, saved) != 0) sigemptyset(saved);
+  pthread_mutex_lock(&registry);
+}
+
+static void unlock_registry(const sigset_t *saved)
+{
+  pthread_mutex_unlock(&registry);
+  pthread_sigmask(SIG_SETMASK, saved, 0);
+}
+
+static void close_locked(struct cpucycles_perf_event *ev);
 
 static void close_thread_events(void *unused)
 {
+  sigset_t saved;
   (void) unused;
-  while (thread_events) cpucycles_perf_close(thread_events);
+  lock_registry(&saved);
+  while (thread_events) close_locked(thread_events);
+  unlock_registry(&saved);
 }
 
-static void create_thread_key(void)
-{
-  thread_key_ok = pthread_key_create(&thread_key, close_thread_events) == 0;
-}
-
+/* Under registry. */
 static int link_event(struct cpucycles_perf_event *ev)
 {
-  pthread_once(&thread_key_once, create_thread_key);
-  if (!thread_key_ok) return -1; /* an event nobody would close: refuse */
+  if (thread_key_state == 0)
+    thread_key_state = pthread_key_create(&thread_key, close_thread_events) == 0 ? 1 : -1;
+  if (thread_key_state != 1) return -1; /* an event nobody would close: refuse */
   if (pthread_setspecific(thread_key, ev) != 0) return -1;
   ev->next = thread_events;
   thread_events = ev;
+  ev->all_next = all_events;
+  all_events = ev;
   ev->linked = 1;
   return 0;
 }
 
+/* Under registry. */
 static void unlink_event(struct cpucycles_perf_event *ev)
 {
   struct cpucycles_perf_event **p;
@@ -97,10 +132,16 @@ static void unlink_event(struct cpucycles_perf_event *ev)
       *p = ev->next;
       break;
     }
+  for (p = &all_events; *p; p = &(*p)->all_next)
+    if (*p == ev) {
+      *p = ev->all_next;
+      break;
+    }
   ev->next = 0;
+  ev->all_next = 0;
   ev->linked = 0;
   /* Keep the key's value non-null exactly while events remain. */
-  if (thread_key_ok) pthread_setspecific(thread_key, thread_events);
+  if (thread_key_state == 1) pthread_setspecific(thread_key, thread_events);
 }
 
 /* ---- opening ---- */
@@ -139,14 +180,14 @@ static int open_cycles(unsigned long long config1)
   return fd;
 }
 
-int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page,
-                        unsigned long long config1)
+static int open_locked(struct cpucycles_perf_event *ev, int map_page,
+                       unsigned long long config1)
 {
   void *page = 0;
   long pagesize;
   int fd;
 
-  cpucycles_perf_close(ev);
+  close_locked(ev);
 
   fd = open_cycles(config1);
   if (fd < 0) return -1;
@@ -175,6 +216,18 @@ int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page,
   return 0;
 }
 
+int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page,
+                        unsigned long long config1)
+{
+  sigset_t saved;
+  int result;
+
+  lock_registry(&saved);
+  result = open_locked(ev, map_page, config1);
+  unlock_registry(&saved);
+  return result;
+}
+
 int cpucycles_perf_open_once(struct cpucycles_perf_event *ev, int map_page,
                              unsigned long long config1)
 {
@@ -194,7 +247,7 @@ static void forget(struct cpucycles_perf_event *ev)
   ev->fast = 0;
 }
 
-void cpucycles_perf_close(struct cpucycles_perf_event *ev)
+static void close_locked(struct cpucycles_perf_event *ev)
 {
   unlink_event(ev);
   if (ev->state == CPUCYCLES_PERF_OPEN) {
@@ -204,15 +257,107 @@ void cpucycles_perf_close(struct cpucycles_perf_event *ev)
   forget(ev);
 }
 
+void cpucycles_perf_close(struct cpucycles_perf_event *ev)
+{
+  sigset_t saved;
+
+  /* Nothing open, nothing listed (a failed setup, a FALLBACK thread): no
+   * other thread ever changes this thread's event, so no lock is needed. */
+  if (!ev->linked && ev->state != CPUCYCLES_PERF_OPEN) {
+    forget(ev);
+    return;
+  }
+  lock_registry(&saved);
+  close_locked(ev);
+  unlock_registry(&saved);
+}
+
+/* ---- fork ---- */
+
+void cpucycles_perf_fork_prepare(void)
+{
+  lock_registry(&fork_saved_mask);
+}
+
+void cpucycles_perf_fork_parent(void)
+{
+  unlock_registry(&fork_saved_mask);
+}
+
+/* In the child, under registry: every descriptor on the list was copied
+ * from the parent and counts one of its threads: close them all.  The
+ * pages are not copied (Linux marks perf mappings VM_DONTCOPY), so their
+ * addresses may already hold someone else's mapping (another fork
+ * handler's), which munmap() would destroy: forget them.  The events of
+ * the other threads live in their thread-local storage, which nobody in
+ * the child will use again; the forking thread's become UNOPENED, so that
+ * its next read opens the child's own event. */
+static void drop_inherited_locked(void)
+{
+  struct cpucycles_perf_event *ev, *next;
+
+  for (ev = all_events; ev; ev = next) {
+    next = ev->all_next;
+    if (ev->state == CPUCYCLES_PERF_OPEN && ev->fd >= 0) close(ev->fd);
+    ev->next = 0;
+    ev->all_next = 0;
+    ev->linked = 0;
+    forget(ev);
+  }
+  all_events = 0;
+  thread_events = 0;
+  if (thread_key_state == 1) pthread_setspecific(thread_key, 0);
+}
+
+void cpucycles_perf_fork_child(void)
+{
+  drop_inherited_locked();
+  unlock_registry(&fork_saved_mask);
+}
+
 void cpucycles_perf_atfork_child(struct cpucycles_perf_event *ev)
 {
-  unlink_event(ev);
-  /* The descriptor is inherited and counts the parent's thread: close it.
-   * The page is not: Linux marks perf mappings VM_DONTCOPY, so the address
-   * is unmapped in the child and may already hold someone else's mapping
-   * (another fork handler's), which munmap() would destroy. */
-  if (ev->state == CPUCYCLES_PERF_OPEN && ev->fd >= 0) close(ev->fd);
+  sigset_t saved;
+
+  lock_registry(&saved);
+  drop_inherited_locked();
+  /* not on the list: a FALLBACK event, or one of a thread's own making */
   forget(ev);
+  unlock_registry(&saved);
+}
+
+/* ---- unloading ----
+ *
+ * dlclose() of the library while events are open: the key's destructor
+ * would point into unmapped code when a thread exits afterwards, and the
+ * descriptors and the key would stay behind, one of each per dlopen and
+ * dlclose.  So the key is deleted (no destructor runs for it any more)
+ * and every descriptor closed.  The calling thread's events are closed
+ * completely.  Another thread may still run (at exit(), destructors run
+ * while the other threads do): its page stays mapped, which keeps its
+ * event counting and its fast path reading it, and its descriptor is
+ * closed and forgotten (fd -1), so that a slow-path read falls back to the
+ * clock instead of reading a reused descriptor.  Events opened afterwards
+ * are refused: the thread reads the fallback clock. */
+__attribute__((destructor)) static void unload(void)
+{
+  struct cpucycles_perf_event *ev, *next;
+  sigset_t saved;
+
+  lock_registry(&saved);
+  while (thread_events) close_locked(thread_events);
+  for (ev = all_events; ev; ev = next) {
+    next = ev->all_next;
+    if (ev->state == CPUCYCLES_PERF_OPEN && ev->fd >= 0) close(ev->fd);
+    ev->fd = -1;
+    ev->next = 0;
+    ev->all_next = 0;
+    ev->linked = 0;
+  }
+  all_events = 0;
+  if (thread_key_state == 1) pthread_key_delete(thread_key);
+  thread_key_state = -1;
+  unlock_registry(&saved);
 }
 
 /* ---- reading ---- */
@@ -228,23 +373,42 @@ int cpucycles_perf_read_fd(int fd, long long *out)
 }
 
 static long long fallback_persecond = 1000000000LL;
+static long long fallback_base_sec;
+static cpucycles_perf_clock_fn fallback_clock = cpucycles_osclock_gettime;
+
+void cpucycles_perf_set_clock(cpucycles_perf_clock_fn clock_fn)
+{
+  fallback_clock = clock_fn ? clock_fn : cpucycles_osclock_gettime;
+}
 
 void cpucycles_perf_set_persecond(long long persecond)
 {
-  if (persecond > 0)
-    __atomic_store_n(&fallback_persecond, persecond, __ATOMIC_RELEASE);
+  struct timespec t;
+
+  if (persecond <= 0) return;
+  cpucycles_osclock_setup();
+  if (fallback_clock(CLOCK_MONOTONIC, &t) == 0)
+    __atomic_store_n(&fallback_base_sec, (long long) t.tv_sec, __ATOMIC_RELAXED);
+  __atomic_store_n(&fallback_persecond, persecond, __ATOMIC_RELEASE);
 }
 
 long long cpucycles_perf_fallback(void)
 {
   long long persecond = __atomic_load_n(&fallback_persecond, __ATOMIC_ACQUIRE);
+  unsigned long long seconds;
   struct timespec t;
 
-  if (clock_gettime(CLOCK_MONOTONIC, &t) != 0) return 0;
-  /* seconds times persecond stays below 2^63 for centuries of uptime; the
-   * nanoseconds part goes through a double, exact to far below a cycle */
-  return (long long) t.tv_sec * persecond
-         + (long long) ((double) t.tv_nsec * (double) persecond / 1e9);
+  if (fallback_clock(CLOCK_MONOTONIC, &t) != 0) return 0;
+  /* The clock's seconds can be anything: a time namespace offsets
+   * CLOCK_MONOTONIC by up to centuries, and seconds times a frequency
+   * would overflow.  Count from the second taken on the first call
+   * instead, in unsigned arithmetic (a wrap, not undefined behaviour, if
+   * the clock were ever set back before it).  The nanoseconds go through
+   * a double, exact to far below a cycle. */
+  seconds = (unsigned long long) t.tv_sec -
+            (unsigned long long) __atomic_load_n(&fallback_base_sec, __ATOMIC_RELAXED);
+  return (long long) (seconds * (unsigned long long) persecond +
+                      (unsigned long long) ((double) t.tv_nsec * (double) persecond / 1e9));
 }
 
 long long cpucycles_perf_read(struct cpucycles_perf_event *ev,

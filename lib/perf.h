@@ -8,7 +8,9 @@
  * counter keeps one struct cpucycles_perf_event per thread (static __thread,
  * initial-exec, so that the first access allocates nothing), opens it lazily
  * on the thread's first read, and the helpers here close it when the thread
- * exits (a pthread key destructor) and drop it in a child after fork().
+ * exits (a pthread key destructor), close every thread's in a child after
+ * fork() (a process-wide list of open events) and close them all when the
+ * library is unloaded.
  *
  * The counters differ only in how user space reads the hardware counter
  * that the page names (rdpmc on x86, mrs of a PMU register on arm64, csrr
@@ -32,6 +34,7 @@
 #ifdef CPUCYCLES_PERF_AVAILABLE
 
 #include <sys/types.h>
+#include <time.h>
 #include <linux/perf_event.h>
 
 /* Where a thread's event stands. */
@@ -50,7 +53,8 @@ struct cpucycles_perf_event {
   int fd;
   volatile struct perf_event_mmap_page *page; /* 0 unless mapped */
   struct cpucycles_perf_event *next;          /* the thread's open events */
-  int linked;                                 /* on that list */
+  struct cpucycles_perf_event *all_next;      /* every thread's open events */
+  int linked;                                 /* on those lists */
   int fast;   /* the counter's own note that its hot path may be taken;
                  cleared whenever the event is closed or dropped */
 };
@@ -90,25 +94,41 @@ int cpucycles_perf_open_once(struct cpucycles_perf_event *ev, int map_page,
  * already closed or was never opened. */
 void cpucycles_perf_close(struct cpucycles_perf_event *ev);
 
-/* In the child after fork(): close the inherited descriptor, which counts
- * the parent's thread, and forget the page (Linux does not copy perf
- * mappings into a child: VM_DONTCOPY), so that the next read opens the
- * child's own event.  ev becomes UNOPENED. */
+/* fork handlers, called by the library's own (cpucycles.c): prepare holds
+ * the list of open events across fork(), so that every descriptor the
+ * child inherits is on it; parent releases it; child closes every
+ * inherited descriptor, of every thread of the parent (they count the
+ * parent's threads), forgets the pages (Linux does not copy perf mappings
+ * into a child: VM_DONTCOPY), and releases the list. */
+void cpucycles_perf_fork_prepare(void);
+void cpucycles_perf_fork_parent(void);
+void cpucycles_perf_fork_child(void);
+
+/* A perf counter's atfork_child: in the child after fork(), what
+ * cpucycles_perf_fork_child() does (a second time is harmless), and ev
+ * becomes UNOPENED, so that the next read opens the child's own event. */
 void cpucycles_perf_atfork_child(struct cpucycles_perf_event *ev);
 
 /* read(2) of the event's 64-bit count.  Returns 0 and the count in *out,
  * or -1. */
 int cpucycles_perf_read_fd(int fd, long long *out);
 
-/* What a thread without an event reads: CLOCK_MONOTONIC scaled to cycles
- * by the CPU frequency estimate given to cpucycles_perf_set_persecond()
- * (nanoseconds until then).  Monotone and in the same unit as the other
- * threads' counts, though only as precise as the clock. */
+/* What a thread without an event reads: CLOCK_MONOTONIC since the second
+ * it stood at when cpucycles_perf_set_persecond() was called, scaled to
+ * cycles by the CPU frequency estimate given there (nanoseconds until
+ * then).  Monotone and in the same unit as the other threads' counts,
+ * though only as precise as the clock; no overflow whatever the clock's
+ * offset (time namespaces). */
 long long cpucycles_perf_fallback(void);
 
-/* The CPU frequency estimate for cpucycles_perf_fallback(); the library
- * sets it once, before the probe. */
+/* The CPU frequency estimate for cpucycles_perf_fallback(), and its base
+ * second; the library sets it once, before the probe. */
 void cpucycles_perf_set_persecond(long long persecond);
+
+/* The clock cpucycles_perf_fallback() reads (0: the real one again).  A
+ * seam for tests; the library never calls it.  Not thread-safe. */
+typedef int (*cpucycles_perf_clock_fn)(clockid_t clock, struct timespec *t);
+void cpucycles_perf_set_clock(cpucycles_perf_clock_fn clock_fn);
 
 struct counter_info;
 

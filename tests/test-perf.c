@@ -22,6 +22,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -768,20 +770,150 @@ START_TEST(thread_without_event_reads_monotone_fallback)
 }
 END_TEST
 
+/* The fallback clock through the clock seam: cycles since the second of
+ * the first call, at the estimated rate. */
+static struct timespec fake_now;
+static int fake_clock(clockid_t clock, struct timespec *t)
+{
+  (void) clock;
+  *t = fake_now;
+  return 0;
+}
+
 START_TEST(fallback_counts_cycles_at_the_estimated_rate)
 {
-  struct timespec t0, t1;
-  long long before, after, f;
+  cpucycles_perf_set_clock(fake_clock);
+  fake_now.tv_sec = 100;
+  fake_now.tv_nsec = 250000000;
   cpucycles_perf_set_persecond(3000000000LL);
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  f = cpucycles_perf_fallback();
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  before = t0.tv_sec * 3000000000LL + (long long) t0.tv_nsec * 3;
-  after = t1.tv_sec * 3000000000LL + (long long) t1.tv_nsec * 3;
-  ck_assert_int_ge(f, before - 3);
-  ck_assert_int_le(f, after + 3);
+  fake_now.tv_sec = 102;
+  fake_now.tv_nsec = 500000000;
+  ck_assert_int_eq(cpucycles_perf_fallback(), 2 * 3000000000LL + 1500000000LL);
   cpucycles_perf_set_persecond(0); /* ignored: the rate stays */
-  ck_assert_int_ge(cpucycles_perf_fallback(), f);
+  ck_assert_int_eq(cpucycles_perf_fallback(), 7500000000LL);
+  fake_now.tv_sec = 103;
+  ck_assert_int_eq(cpucycles_perf_fallback(), 10500000000LL);
+}
+END_TEST
+
+/* A time namespace offsets CLOCK_MONOTONIC by up to centuries: seconds
+ * times the frequency must not overflow.  Through the seam... */
+START_TEST(fallback_survives_a_huge_clock_offset)
+{
+  long long a, b;
+  cpucycles_perf_set_clock(fake_clock);
+  fake_now.tv_sec = 9000000000LL; /* 285 years */
+  fake_now.tv_nsec = 0;
+  cpucycles_perf_set_persecond(5000000000LL);
+  a = cpucycles_perf_fallback();
+  ck_assert_int_eq(a, 0);
+  fake_now.tv_sec += 60;
+  fake_now.tv_nsec = 999999999;
+  b = cpucycles_perf_fallback();
+  ck_assert_int_ge(b, 60 * 5000000000LL);
+  ck_assert_int_le(b, 61 * 5000000000LL);
+}
+END_TEST
+
+/* ... and in a real time namespace (unprivileged, through a user
+ * namespace), where the kernel allows one. */
+START_TEST(fallback_in_a_time_namespace)
+{
+  pid_t pid;
+  int status;
+
+  pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    const char *offset = "monotonic 4000000000 0\n";
+    int fd, code = 0;
+    pid_t inner;
+    if (unshare(CLONE_NEWUSER | CLONE_NEWTIME) != 0) _exit(77);
+    fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
+    if (fd < 0) _exit(77);
+    if (write(fd, offset, strlen(offset)) != (ssize_t) strlen(offset)) _exit(77);
+    close(fd);
+    inner = fork(); /* the new namespace is the children's */
+    if (inner < 0) _exit(3);
+    if (inner == 0) {
+      struct timespec t;
+      long long a, b;
+      if (clock_gettime(CLOCK_MONOTONIC, &t) != 0 || t.tv_sec < 4000000000LL) _exit(77);
+      cpucycles_perf_set_persecond(3000000000LL);
+      a = cpucycles_perf_fallback();
+      b = cpucycles_perf_fallback();
+      if (a < 0 || b < a) _exit(1);
+      if (b > 3000000000LL * 3600) _exit(2); /* an hour since the base, at most */
+      _exit(0);
+    }
+    while (waitpid(inner, &status, 0) < 0) if (errno != EINTR) _exit(4);
+    if (WIFEXITED(status)) code = WEXITSTATUS(status); else code = 5;
+    _exit(code);
+  }
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) {
+    fprintf(stderr, "no unprivileged time namespace here: not run\n");
+    return;
+  }
+  ck_assert_msg(WEXITSTATUS(status) == 0, "fallback in a time namespace: code %d",
+                WEXITSTATUS(status));
+}
+END_TEST
+
+/* ---- every thread's events closed in a child after fork ---- */
+
+#define FORK_THREADS 6
+static volatile int threads_opened, threads_may_exit;
+
+static void *open_and_wait(void *arg)
+{
+  const struct counter *c = arg;
+  c->read(); /* opens this thread's event */
+  __atomic_add_fetch(&threads_opened, 1, __ATOMIC_ACQ_REL);
+  while (!__atomic_load_n(&threads_may_exit, __ATOMIC_ACQUIRE)) sched_yield();
+  return 0;
+}
+
+START_TEST(fork_child_closes_every_threads_events)
+{
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  pthread_t th[FORK_THREADS];
+  pid_t pid;
+  int i, status;
+
+  if (!c) return;
+  cpucycles_perf_set_opener(pipe_open);
+  pipe_first_value = 7;
+  ck_assert_int_eq(c->setup(&info), 0);
+  /* one at a time: the opener's notes are not thread-safe */
+  for (i = 0; i < FORK_THREADS; i++) {
+    ck_assert_int_eq(pthread_create(&th[i], 0, open_and_wait, (void *) c), 0);
+    while (__atomic_load_n(&threads_opened, __ATOMIC_ACQUIRE) != i + 1) sched_yield();
+  }
+  ck_assert_int_eq(open_calls, FORK_THREADS + 1);
+
+  pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    int code = 0;
+    c->atfork_child();
+    for (i = 0; i <= FORK_THREADS; i++)
+      if (!fd_is_closed(opened[i])) code |= 1 << i;
+    _exit(code);
+  }
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status));
+  ck_assert_msg(WEXITSTATUS(status) == 0,
+                "descriptors left open in the child (bit i: opened[i]): %#x",
+                WEXITSTATUS(status));
+  /* The parent's are all still there. */
+  for (i = 0; i <= FORK_THREADS; i++) ck_assert(!fd_is_closed(opened[i]));
+  __atomic_store_n(&threads_may_exit, 1, __ATOMIC_RELEASE);
+  for (i = 0; i < FORK_THREADS; i++) ck_assert_int_eq(pthread_join(th[i], 0), 0);
+  for (i = 1; i <= FORK_THREADS; i++) ck_assert(fd_is_closed(opened[i]));
+  c->release();
 }
 END_TEST
 
@@ -928,6 +1060,9 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, thread_opens_its_own_event_closed_at_exit);
   tcase_add_test(tc, thread_without_event_reads_monotone_fallback);
   tcase_add_test(tc, fallback_counts_cycles_at_the_estimated_rate);
+  tcase_add_test(tc, fallback_survives_a_huge_clock_offset);
+  tcase_add_test(tc, fallback_in_a_time_namespace);
+  tcase_add_test(tc, fork_child_closes_every_threads_events);
   tcase_add_test(tc, fork_child_counts_with_its_own_event);
   suite_add_tcase(s, tc);
 

@@ -71,7 +71,8 @@ enum {
   CHILD_HANDLER_CHANGED = 13,
   CHILD_MASK_CHANGED = 14,
   CHILD_PERSECOND_CHANGED = 15,
-  CHILD_HUNG = 16
+  CHILD_HUNG = 16,
+  CHILD_FORK_FAILED = 17
 };
 
 static const int crash_signals[] = { SIGILL, SIGFPE, SIGBUS, SIGSEGV, SIGABRT };
@@ -135,6 +136,15 @@ static int same_sigset(const sigset_t *a, const sigset_t *b)
 #endif
 #if defined(__SANITIZE_THREAD__)
 #define UNDER_TSAN 1
+#endif
+/* Sanitizer runtimes read the clocks themselves, through the vDSO. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define UNDER_SANITIZER 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UNDER_SANITIZER 1
 #endif
 
 static int same_action(const struct sigaction *a, const struct sigaction *b)
@@ -264,6 +274,16 @@ static int child_checks(const char *implementation, long long persecond,
     d = signal_state_diff(expected, &now);
     if (d > 0) return CHILD_HANDLER_CHANGED;
     if (d < 0) return CHILD_MASK_CHANGED;
+  }
+  /* The child forks in turn: fork handlers registered twice would wait
+   * for themselves here (CHILD_HUNG). */
+  {
+    pid_t grandchild = fork();
+    int status;
+    if (grandchild < 0) return CHILD_FORK_FAILED;
+    if (grandchild == 0) _exit(0);
+    while (waitpid(grandchild, &status, 0) < 0)
+      if (errno != EINTR) return CHILD_FORK_FAILED;
   }
   return CHILD_OK;
 }
@@ -425,6 +445,164 @@ START_TEST(fork_during_another_threads_first_call)
       _exit(WEXITSTATUS(status));
     }
     ck_assert_int_eq(wait_child(tester), CHILD_OK);
+  }
+}
+END_TEST
+
+/* The fork handlers are registered once, when the library is loaded: none
+ * during the first call.  glibc's pthread_atfork() (linked into the
+ * library from libc_nonshared.a) registers through __register_atfork(),
+ * which this program interposes (exported: visibility default) to count the registrations and, on the
+ * first one made during the first call, to fork right there: a child in
+ * that window used to make the first call again, register the handlers a
+ * second time and wait forever in its own next fork(). */
+/* Not under ThreadSanitizer, whose runtime registers fork handlers of its
+ * own before it can serve dlsym(). */
+#if defined(__GLIBC__) && defined(__linux__) && !defined(UNDER_TSAN)
+#include <dlfcn.h>
+#define INTERPOSE_REGISTER_ATFORK 1
+static volatile int watching_registrations, registrations_seen;
+static volatile int window_child_status = -1;
+
+int __register_atfork(void (*prepare)(void), void (*parent)(void),
+                      void (*child)(void), void *dso)
+  __attribute__((visibility("default")));
+int __register_atfork(void (*prepare)(void), void (*parent)(void),
+                      void (*child)(void), void *dso)
+{
+  static int (*real)(void (*)(void), void (*)(void), void (*)(void), void *);
+  int r;
+  if (!real) *(void **) &real = dlsym(RTLD_NEXT, "__register_atfork");
+  r = real(prepare, parent, child, dso);
+  if (watching_registrations) {
+    pid_t pid;
+    int status;
+    registrations_seen++;
+    watching_registrations = 0;
+    pid = fork();
+    if (pid == 0) _exit(child_checks(0, 0, 0));
+    if (pid > 0 && waitpid(pid, &status, 0) == pid) window_child_status = status;
+  }
+  return r;
+}
+#endif
+
+START_TEST(fork_handlers_registered_once_not_in_the_first_call)
+{
+#ifdef INTERPOSE_REGISTER_ATFORK
+  registrations_seen = 0;
+  watching_registrations = 1;
+  cpucycles();
+  watching_registrations = 0;
+  ck_assert_msg(registrations_seen == 0, "fork handlers registered during the first call");
+  ck_assert_int_eq(window_child_status, -1);
+  /* and the process forks as usual */
+  {
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) _exit(child_checks(0, 0, 0));
+    ck_assert_int_eq(wait_child(pid), CHILD_OK);
+  }
+#endif
+}
+END_TEST
+
+/* ---- cancellation ---- */
+
+/* A thread cancelled (deferred) during its first call: the first call
+ * finishes, the cancellation acts at the thread's next cancellation point,
+ * and the library is left usable: later first calls of other entry
+ * points and fork() do not wait for a lock the dead thread held. */
+static volatile int cancel_ready, cancel_sent, first_call_returned;
+
+static void *first_call_to_be_cancelled(void *arg)
+{
+  int old;
+  (void) arg;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+  __atomic_store_n(&cancel_ready, 1, __ATOMIC_RELEASE);
+  while (!__atomic_load_n(&cancel_sent, __ATOMIC_ACQUIRE)) sched_yield();
+  /* Deferred, and pending from now on: the first cancellation point
+   * would act.  The first call reads files (cancellation points). */
+  pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+  cpucycles();
+  __atomic_store_n(&first_call_returned, 1, __ATOMIC_RELEASE);
+  pthread_testcancel();
+  return 0;
+}
+
+START_TEST(cancelled_first_call_leaves_nothing_held)
+{
+  pthread_t t;
+  void *result = 0;
+  pid_t pid;
+  int old_type;
+
+  alarm(60); /* a wait for a dead thread's lock ends the test */
+  pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, &old_type);
+  ck_assert_int_eq(pthread_create(&t, 0, first_call_to_be_cancelled, 0), 0);
+  while (!__atomic_load_n(&cancel_ready, __ATOMIC_ACQUIRE)) sched_yield();
+  ck_assert_int_eq(pthread_cancel(t), 0);
+  __atomic_store_n(&cancel_sent, 1, __ATOMIC_RELEASE);
+  ck_assert_int_eq(pthread_join(t, &result), 0);
+  ck_assert(result == PTHREAD_CANCELED);
+  ck_assert_msg(__atomic_load_n(&first_call_returned, __ATOMIC_ACQUIRE),
+                "the thread was cancelled inside its first call");
+  ck_assert_str_ne(cpucycles_implementation(), "default-zero");
+  ck_assert_int_eq(monotone_run(1000), 0);
+  pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) _exit(child_checks(0, 0, 0));
+  ck_assert_int_eq(wait_child(pid), CHILD_OK);
+  alarm(0);
+}
+END_TEST
+
+/* ---- RDTSC disabled for the process ---- */
+
+/* prctl(PR_SET_TSC, PR_TSC_SIGSEGV) makes RDTSC fault, and with it the
+ * vDSO's clocks where the clocksource is the TSC; the system calls still
+ * answer, and the OS clocks must keep counting through them. */
+#if defined(__linux__) && (defined(__x86_64__) || defined(__i386__))
+#include <sys/prctl.h>
+#endif
+
+static int child_without_tsc(const char *counter)
+{
+#if defined(PR_SET_TSC) && defined(PR_TSC_SIGSEGV)
+  alarm(20);
+  if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0) return 77;
+  if (counter) setenv("CPUCYCLES_COUNTER", counter, 1);
+  if (monotone_run(1000)) return CHILD_NOT_MONOTONE;
+  if (counter && strcmp(cpucycles_implementation(), counter) != 0)
+    return CHILD_OTHER_IMPLEMENTATION;
+  if (strcmp(cpucycles_implementation(), "default-zero") == 0) return CHILD_DEFAULT_ZERO;
+  return CHILD_OK;
+#else
+  (void) counter;
+  return 77;
+#endif
+}
+
+START_TEST(os_clocks_survive_rdtsc_disabled)
+{
+  const char *counters[] = { 0, "default-monotonic", "default-gettimeofday" };
+  unsigned i;
+#ifdef UNDER_SANITIZER
+  /* The runtime's own clock reads would fault: ASan and TSan builds leave
+   * this one to the plain and valgrind runs. */
+  fprintf(stderr, "RDTSC disabled: not run under a sanitizer\n");
+  return;
+#endif
+  for (i = 0; i < sizeof counters / sizeof counters[0]; i++) {
+    pid_t pid = fork();
+    int code;
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) _exit(child_without_tsc(counters[i]));
+    code = wait_child(pid);
+    if (code == 77) return; /* no such switch here */
+    ck_assert_msg(code == CHILD_OK, "%s: child code %d",
+                  counters[i] ? counters[i] : "the probe's choice", code);
   }
 }
 END_TEST
@@ -659,6 +837,9 @@ int main(int argc, char **argv)
   tcase_add_test(t, fork_from_threads_calling_cpucycles);
   tcase_add_test(t, fork_from_threads_racing_into_first_call);
   tcase_add_test(t, fork_during_another_threads_first_call);
+  tcase_add_test(t, fork_handlers_registered_once_not_in_the_first_call);
+  tcase_add_test(t, cancelled_first_call_leaves_nothing_held);
+  tcase_add_test(t, os_clocks_survive_rdtsc_disabled);
   tcase_add_test(t, signal_handlers_and_mask_as_before);
   tcase_add_test(t, signal_handlers_and_blocked_mask_as_before);
   tcase_add_test(t, default_handlers_as_before);

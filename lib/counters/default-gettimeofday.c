@@ -1,21 +1,24 @@
 /* default-gettimeofday: wall-clock microseconds, scaled to cycles by the
  * CPU frequency estimate.  The last resort before default-zero: everywhere,
- * but coarse and subject to clock steps. */
-#include <sys/time.h>
+ * but coarse and subject to clock steps.  Where the process disabled
+ * RDTSC, the clock is read with the system call (see osclock.h). */
 #include <errno.h>
 #include "counter.h"
+#include "osclock.h"
 
 static long long gettimeofday_read(void)
 {
   struct timeval t;
-  if (gettimeofday(&t, 0) != 0) return 0;
-  return (long long) t.tv_sec * 1000000LL + t.tv_usec;
+  if (cpucycles_osclock_gettimeofday(&t) != 0) return 0;
+  return (long long) ((unsigned long long) t.tv_sec * 1000000ULL +
+                      (unsigned long long) t.tv_usec);
 }
 
 static int gettimeofday_setup(struct counter_info *info)
 {
   struct timeval t;
-  if (gettimeofday(&t, 0) != 0)
+  cpucycles_osclock_setup();
+  if (cpucycles_osclock_gettimeofday(&t) != 0)
     return counter_refuse(info, "gettimeofday", errno);
   info->kind = COUNTER_OSCLOCK;
   info->frequency = 1000000LL;

@@ -1,16 +1,18 @@
 /* default-monotonic: clock_gettime(CLOCK_MONOTONIC) in nanoseconds, scaled
  * to cycles by the CPU frequency estimate.  Configure only shows that the
  * libc declares the clock; the running kernel may still refuse it (an old
- * kernel under a new libc), so setup asks it once at run time. */
+ * kernel under a new libc), so setup asks it once at run time.  Where the
+ * process disabled RDTSC, the clock is read with the system call (see
+ * osclock.h). */
 #ifdef _WIN32
 /* mingw-w64's clock_gettime is winpthread's, a DLL the library does not
  * link: default-qpc reads the same QueryPerformanceCounter directly. */
 #error "default-monotonic: on Windows, default-qpc"
 #endif
 
-#include <time.h>
 #include <errno.h>
 #include "counter.h"
+#include "osclock.h"
 
 #if !defined(CLOCK_MONOTONIC)
 #error "default-monotonic needs CLOCK_MONOTONIC"
@@ -19,14 +21,18 @@
 static long long monotonic_read(void)
 {
   struct timespec t;
-  if (clock_gettime(CLOCK_MONOTONIC, &t) != 0) return 0;
-  return (long long) t.tv_sec * 1000000000LL + t.tv_nsec;
+  if (cpucycles_osclock_gettime(CLOCK_MONOTONIC, &t) != 0) return 0;
+  /* Unsigned: a time namespace may offset the clock by centuries, and a
+   * wrap is defined where a signed overflow is not. */
+  return (long long) ((unsigned long long) t.tv_sec * 1000000000ULL +
+                      (unsigned long long) t.tv_nsec);
 }
 
 static int monotonic_setup(struct counter_info *info)
 {
   struct timespec t;
-  if (clock_gettime(CLOCK_MONOTONIC, &t) != 0)
+  cpucycles_osclock_setup();
+  if (cpucycles_osclock_gettime(CLOCK_MONOTONIC, &t) != 0)
     return counter_refuse(info, "clock_gettime(CLOCK_MONOTONIC)", errno);
   info->kind = COUNTER_OSCLOCK;
   info->frequency = 1000000000LL;

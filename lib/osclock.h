@@ -1,0 +1,52 @@
+/* osclock.h: the OS clocks (CLOCK_MONOTONIC, gettimeofday), read through
+ * the vDSO as usual, or through the system call itself when the vDSO would
+ * fault.
+ *
+ * On x86, the vDSO computes the time with RDTSC when the clocksource is
+ * the TSC (or kvm-clock).  A process that disabled RDTSC for itself
+ * (prctl(PR_SET_TSC, PR_TSC_SIGSEGV): sandboxes, record-and-replay tools)
+ * gets SIGSEGV from the vDSO, although the system call still answers.  The
+ * kernel says so in advance (PR_GET_TSC): cpucycles_osclock_setup() asks
+ * it, once, on the first call, and from then on the clocks go to the
+ * kernel.  Everywhere else, and in every process that did not disable the
+ * TSC, the clocks stay the vDSO's: the hot path gains one predictable
+ * branch on a flag that never changes after the first call.
+ *
+ * Internal to the library. */
+#ifndef CPUCYCLES_OSCLOCK_H
+#define CPUCYCLES_OSCLOCK_H
+
+#include <sys/time.h>
+#include <time.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+/* 1 when the clocks must be read with the system call. */
+extern int cpucycles_osclock_use_syscall;
+
+/* Ask the kernel whether the vDSO's clocks may fault here; sets the flag.
+ * Called by the OS clock counters' setup and by the perf counters'
+ * fallback clock, on the first call. */
+void cpucycles_osclock_setup(void);
+
+static inline int cpucycles_osclock_gettime(clockid_t clock, struct timespec *t)
+{
+#if defined(__linux__) && defined(SYS_clock_gettime)
+  if (__builtin_expect(__atomic_load_n(&cpucycles_osclock_use_syscall, __ATOMIC_RELAXED), 0))
+    return (int) syscall(SYS_clock_gettime, clock, t);
+#endif
+  return clock_gettime(clock, t);
+}
+
+static inline int cpucycles_osclock_gettimeofday(struct timeval *t)
+{
+#if defined(__linux__) && defined(SYS_gettimeofday)
+  if (__builtin_expect(__atomic_load_n(&cpucycles_osclock_use_syscall, __ATOMIC_RELAXED), 0))
+    return (int) syscall(SYS_gettimeofday, t, 0);
+#endif
+  return gettimeofday(t, 0);
+}
+
+#endif

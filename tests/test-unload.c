@@ -1,0 +1,163 @@
+/* dlclose() of the library while perf events are open (plug-in hosts,
+ * language bindings): no thread-exit destructor of the unloaded code may
+ * run afterwards, and a dlopen / first call / dlclose cycle leaves no
+ * descriptor and no pthread key behind.
+ *
+ * Two modules: unload-plugin.so, lib/perf.c linked into a module that
+ * opens a stand-in event (a descriptor of /dev/null) through the opener
+ * seam, so that the test means something on machines without a PMU; and
+ * the library itself, lib/.libs/libcpucycles.so.1, with whatever counter
+ * it chooses (a perf counter where the machine has one). */
+#include <config.h>
+#include <check.h>
+#include "check-run.h"
+#include <dirent.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CYCLES 200
+
+static int count_descriptors(void)
+{
+  DIR *d = opendir("/proc/self/fd");
+  struct dirent *e;
+  int n = 0;
+  if (!d) return -1;
+  while ((e = readdir(d)) != 0)
+    if (e->d_name[0] != '.') n++;
+  closedir(d);
+  return n;
+}
+
+/* The lowest free pthread key: glibc hands out the lowest unused one, so a
+ * key left behind moves it. */
+static pthread_key_t lowest_free_key(void)
+{
+  pthread_key_t k;
+  ck_assert_int_eq(pthread_key_create(&k, 0), 0);
+  ck_assert_int_eq(pthread_key_delete(k), 0);
+  return k;
+}
+
+static void *open_module(const char *path)
+{
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  ck_assert_msg(h != 0, "dlopen %s: %s", path, dlerror());
+  return h;
+}
+
+static void close_module(void *h, const char *path)
+{
+  ck_assert_int_eq(dlclose(h), 0);
+  /* really unloaded, not merely released */
+  ck_assert_msg(dlopen(path, RTLD_NOW | RTLD_NOLOAD) == 0, "%s still loaded", path);
+}
+
+/* ---- the plug-in: a stand-in event ---- */
+
+typedef int open_event_fn(void);
+
+static open_event_fn *plugin_open_event(void *h)
+{
+  open_event_fn *fn;
+  *(void **) &fn = dlsym(h, "unload_plugin_open_event");
+  ck_assert(fn != 0);
+  return fn;
+}
+
+static int opened_in_thread, may_exit;
+
+static void *open_then_wait(void *arg)
+{
+  open_event_fn *fn = (open_event_fn *) arg;
+  __atomic_store_n(&opened_in_thread, fn() == 0 ? 1 : -1, __ATOMIC_RELEASE);
+  while (!__atomic_load_n(&may_exit, __ATOMIC_ACQUIRE)) sched_yield();
+  return 0; /* thread exit: the thread-exit destructors run now */
+}
+
+START_TEST(thread_exits_after_dlclose)
+{
+  void *h = open_module(PLUGIN);
+  pthread_t t;
+  int before = count_descriptors(), after;
+  void *fn = (void *) plugin_open_event(h);
+  ck_assert_int_eq(pthread_create(&t, 0, open_then_wait, fn), 0);
+  while (!__atomic_load_n(&opened_in_thread, __ATOMIC_ACQUIRE)) sched_yield();
+  if (__atomic_load_n(&opened_in_thread, __ATOMIC_ACQUIRE) < 0) return; /* no perf_event support built in */
+  ck_assert_int_eq(count_descriptors(), before + 1);
+  close_module(h, PLUGIN);
+  after = count_descriptors();
+  /* The thread exits with the module gone: no destructor of it may run. */
+  __atomic_store_n(&may_exit, 1, __ATOMIC_RELEASE);
+  ck_assert_int_eq(pthread_join(t, 0), 0);
+  /* the thread's descriptor went with the module */
+  ck_assert_int_eq(after, before);
+}
+END_TEST
+
+START_TEST(plugin_cycles_leave_nothing)
+{
+  int before = count_descriptors(), i;
+  pthread_key_t key = lowest_free_key();
+  for (i = 0; i < CYCLES; i++) {
+    void *h = open_module(PLUGIN);
+    if (plugin_open_event(h)() != 0) {
+      dlclose(h);
+      return; /* no perf_event support built in */
+    }
+    close_module(h, PLUGIN);
+  }
+  ck_assert_int_eq(count_descriptors(), before);
+  ck_assert_msg(lowest_free_key() == key, "pthread keys left behind");
+}
+END_TEST
+
+/* ---- the library itself ---- */
+
+static void *call_library(void *arg)
+{
+  long long (**cycles)(void) = arg;
+  (*cycles)();
+  return 0;
+}
+
+START_TEST(library_cycles_leave_nothing)
+{
+  int before = count_descriptors(), i;
+  pthread_key_t key = lowest_free_key();
+  for (i = 0; i < CYCLES / 4; i++) {
+    void *h = open_module(LIBRARY);
+    long long (**cycles)(void);
+    const char *(*implementation)(void);
+    pthread_t t;
+    *(void **) &cycles = dlsym(h, "cpucycles");
+    *(void **) &implementation = dlsym(h, "cpucycles_implementation");
+    ck_assert(cycles != 0 && implementation != 0);
+    (*cycles)();
+    ck_assert_ptr_ne(implementation(), 0);
+    /* and a thread that reads and exits while the library is loaded */
+    ck_assert_int_eq(pthread_create(&t, 0, call_library, cycles), 0);
+    ck_assert_int_eq(pthread_join(t, 0), 0);
+    close_module(h, LIBRARY);
+  }
+  ck_assert_int_eq(count_descriptors(), before);
+  ck_assert_msg(lowest_free_key() == key, "pthread keys left behind");
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("unload");
+  TCase *t = tcase_create("dlclose");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, thread_exits_after_dlclose);
+  tcase_add_test(t, plugin_cycles_leave_nothing);
+  tcase_add_test(t, library_cycles_leave_nothing);
+  suite_add_tcase(s, t);
+  return run_suite(s);
+}
