@@ -23,3 +23,9 @@ void cpucycles_osclock_setup(void)
   (void) asked;
 #endif
 }
+
+int cpucycles_rdtsc_disabled(void)
+{
+  cpucycles_osclock_setup();
+  return __atomic_load_n(&cpucycles_osclock_use_syscall, __ATOMIC_RELAXED);
+}

@@ -31,6 +31,11 @@ extern int cpucycles_osclock_use_syscall;
  * fallback clock, on the first call. */
 void cpucycles_osclock_setup(void);
 
+/* 1 when this process disabled RDTSC for itself (prctl PR_SET_TSC,
+ * PR_TSC_SIGSEGV), which the kernel says in advance: the TSC counters ask
+ * instead of faulting.  0 elsewhere, and off x86. */
+int cpucycles_rdtsc_disabled(void);
+
 static inline int cpucycles_osclock_gettime(clockid_t clock, struct timespec *t)
 {
 #if defined(__linux__) && defined(SYS_clock_gettime)

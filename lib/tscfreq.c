@@ -14,6 +14,7 @@
 #endif
 
 #include "counter.h"
+#include "osclock.h"
 #include "tscfreq.h"
 
 #define LEAF_VENDOR 0x0u
@@ -99,9 +100,13 @@ static void cpuid_instruction(unsigned int leaf, unsigned int regs[4])
  * gets here computes the same value, so a relaxed store is enough. */
 static long long tsc_hz = -1;
 
-void cpucycles_tsc_info(struct counter_info *info)
+int cpucycles_tsc_setup(struct counter_info *info)
 {
-  long long hz = __atomic_load_n(&tsc_hz, __ATOMIC_RELAXED);
+  long long hz;
+
+  if (cpucycles_rdtsc_disabled())
+    return counter_refuse(info, "RDTSC disabled for this process (prctl PR_SET_TSC)", 0);
+  hz = __atomic_load_n(&tsc_hz, __ATOMIC_RELAXED);
   if (hz < 0) {
     hz = cpucycles_tsc_frequency_from(cpuid_instruction);
     __atomic_store_n(&tsc_hz, hz, __ATOMIC_RELAXED);
@@ -110,5 +115,6 @@ void cpucycles_tsc_info(struct counter_info *info)
   info->frequency = hz;
   info->frequency_exact = hz > 0;
   info->only32 = 0;
+  return 0;
 }
 #endif

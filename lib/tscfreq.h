@@ -22,10 +22,12 @@ long long cpucycles_tsc_frequency_from(cpucycles_cpuid_fn *cpuid);
 
 struct counter_info;
 
-/* What a TSC counter's setup says: off-core, 64 bits; scaled by persecond
- * over the stated frequency, exact, when this CPU states one; unscaled
- * otherwise. */
-void cpucycles_tsc_info(struct counter_info *info);
+/* A TSC counter's setup, before it tries the instruction: -1 with the
+ * reason where the process disabled RDTSC (the kernel says so in advance:
+ * lib/osclock.c), else 0 and the description: off-core, 64 bits; scaled by
+ * persecond over the stated frequency, exact, when this CPU states one;
+ * unscaled otherwise. */
+int cpucycles_tsc_setup(struct counter_info *info);
 #endif
 
 #endif

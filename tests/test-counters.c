@@ -12,10 +12,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#if defined(__linux__) && (defined(__x86_64__) || defined(__i386__))
+#include <sys/prctl.h>
+#endif
 #include "counter.h"
 #include "rdpmc.h"
 #include "tscfreq.h"
+
+/* Sanitizer runtimes read the clocks themselves, through the vDSO. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define UNDER_SANITIZER 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UNDER_SANITIZER 1
+#endif
 
 /* ---- CPUID ---- */
 
@@ -161,11 +175,51 @@ START_TEST(tsc_info_of_this_cpu)
 #ifdef CPUCYCLES_TSCFREQ_AVAILABLE
   struct counter_info info;
   memset(&info, 0, sizeof info);
-  cpucycles_tsc_info(&info);
+  ck_assert_int_eq(cpucycles_tsc_setup(&info), 0);
   ck_assert_int_eq(info.kind, COUNTER_OFFCORE);
   ck_assert_int_eq(info.only32, 0);
   ck_assert(info.frequency == 0 || (info.frequency >= 1000000 && info.frequency <= 100000000000LL));
   ck_assert_int_eq(info.frequency_exact, info.frequency > 0);
+#endif
+}
+END_TEST
+
+/* A process that disabled RDTSC for itself (prctl PR_SET_TSC): the TSC
+ * counters' setup asks the kernel first (PR_GET_TSC) and refuses with the
+ * reason, instead of faulting, every fault avoided being a window closed
+ * for other threads' signals.  The setup is called bare here, outside the
+ * probe's catcher: a fault would kill the child. */
+START_TEST(tsc_setup_refuses_where_rdtsc_is_disabled)
+{
+#if defined(PR_SET_TSC) && defined(PR_TSC_SIGSEGV)
+  int i, status, tried = 0;
+#ifdef UNDER_SANITIZER
+  return;  /* the sanitizers' runtimes read the vDSO clock themselves */
+#endif
+  for (i = 0; i < cpucycles_counter_count; i++) {
+    const struct counter *c = cpucycles_counter_table[i];
+    pid_t pid;
+    if (strcmp(c->name, "amd64-tsc") && strcmp(c->name, "amd64-tscasm")
+        && strcmp(c->name, "x86-tsc") && strcmp(c->name, "x86-tscasm"))
+      continue;
+    tried++;
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+      struct counter_info info;
+      memset(&info, 0, sizeof info);
+      alarm(20);
+      if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0) _exit(77);
+      if (c->setup(&info) != -1) _exit(1);
+      if (!info.refusal || !strstr(info.refusal, "PR_SET_TSC")) _exit(2);
+      _exit(0);
+    }
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 77) return;
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "%s: child status %#x (a signal: the setup faulted)", c->name, status);
+  }
+  ck_assert_int_gt(tried, 0);
 #endif
 }
 END_TEST
@@ -286,6 +340,7 @@ int main(void)
   tcase_add_test(t, tsc_rate_of_amd_is_unknown);
   tcase_add_test(t, tsc_rate_outside_plausible_range_is_ignored);
   tcase_add_test(t, tsc_info_of_this_cpu);
+  tcase_add_test(t, tsc_setup_refuses_where_rdtsc_is_disabled);
   suite_add_tcase(s, t);
 #ifndef _WIN32
   tcase_add_checked_fixture(r, 0, remove_root);

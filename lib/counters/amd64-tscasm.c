@@ -20,8 +20,9 @@ static long long tscasm_read(void)
 
 static int tscasm_setup(struct counter_info *info)
 {
+  /* asks the kernel first whether RDTSC is disabled for the process */
+  if (cpucycles_tsc_setup(info) != 0) return -1;
   tscasm_read(); /* faults here when CR4.TSD forbids RDTSC in user mode */
-  cpucycles_tsc_info(info);
   return 0;
 }
 

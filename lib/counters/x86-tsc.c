@@ -23,8 +23,9 @@ static long long tsc_read(void)
 
 static int tsc_setup(struct counter_info *info)
 {
+  /* asks the kernel first whether RDTSC is disabled for the process */
+  if (cpucycles_tsc_setup(info) != 0) return -1;
   tsc_read(); /* faults here on a CPU without RDTSC or when CR4.TSD is set */
-  cpucycles_tsc_info(info);
   return 0;
 }
 
