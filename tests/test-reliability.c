@@ -372,7 +372,7 @@ START_TEST(fork_from_threads_racing_into_first_call)
 END_TEST
 
 /* A fork() in one thread while another thread is in the middle of the
- * probe (crash handlers of the library installed, pthread_once running):
+ * probe (crash handlers of the library installed, the first call running):
  * the child must neither hang nor keep the probe's handlers. */
 static volatile int first_call_done;
 
@@ -758,7 +758,7 @@ START_TEST(hot_path_from_signal_handlers)
   long long prev;
   long main_calls = 0;
 
-  /* The first call is the probe: not async-signal-safe (pthread_once),
+  /* The first call is the probe: not async-signal-safe (a mutex),
    * so it is made before any handler may run (doc/security.md). */
   prev = cpucycles();
   memset(&a, 0, sizeof a);
