@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -214,6 +215,15 @@ START_TEST(pending_blocked_signal_stays_pending)
     ck_assert_int_eq(pthread_sigmask(SIG_BLOCK, &block, 0), 0);
     delivered = 0;
     ck_assert_int_eq(kill(getpid(), sig), 0); /* pending: blocked */
+    /* qemu-user (7.2) does not report it pending either: where sigpending()
+     * cannot see such a signal, neither can the probe, and there is
+     * nothing to test. */
+    ck_assert_int_eq(sigpending(&seen), 0);
+    if (!sigismember(&seen, sig)) {
+      fprintf(stderr, "sigpending() misses a blocked signal sent with kill(): skipped\n");
+      ck_assert_int_eq(pthread_sigmask(SIG_UNBLOCK, &block, 0), 0);
+      return;
+    }
     ran = 0;
     /* The code is not run (a fault would kill the process): -1. */
     ck_assert_int_eq(cpucycles_works(fine, 0), -1);
