@@ -3,6 +3,7 @@
 #include <sys/time.h>
 #include <time.h>
 #include "adapters.h"
+#include "osclock.h"
 
 #define TWO32 4294967296.0
 #define ANCHOR_AGE_USEC 1000
@@ -21,16 +22,21 @@ long long cpucycles_clock_usec(void)
          + t.QuadPart % f.QuadPart * 1000000LL / f.QuadPart;
 }
 #else
+/* Through lib/osclock.h: the system call where the process disabled
+ * RDTSC, which the vDSO's clocks would fault on (asked once, by the OS
+ * clocks' setup and by cpucycles_adapter_for()). */
 long long cpucycles_clock_usec(void)
 {
 #ifdef CLOCK_MONOTONIC
-  struct timespec ts;
-  if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
-    return (long long) ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+  {
+    struct timespec ts;
+    if (cpucycles_osclock_gettime(CLOCK_MONOTONIC, &ts) == 0)
+      return (long long) ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+  }
 #endif
   {
     struct timeval tv;
-    gettimeofday(&tv, 0);
+    cpucycles_osclock_gettimeofday(&tv);
     return (long long) tv.tv_sec * 1000000LL + tv.tv_usec;
   }
 }
@@ -172,7 +178,11 @@ long long (*cpucycles_adapter_for(const struct choice *choice,
   installed.read = c->read;
   installed.scaling = choice->scaling;
   if (choice->info.only32) {
-    double guess = (double) (choice->info.frequency ? choice->info.frequency
+    double guess;
+#ifndef _WIN32
+    cpucycles_osclock_setup(); /* extend32 reads the clock on every call */
+#endif
+    guess = (double) (choice->info.frequency ? choice->info.frequency
                                                     : persecond) / 1e6;
     double rate = measure_ticks_per_usec(c->read, guess);
     unsigned long long raw = (unsigned long long) c->read();

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cpucycles.h"
+#include "adapters.h"
 #include "environment.h"
 #include "explain.h"
 #include "measure.h"
@@ -71,29 +72,10 @@ static void usage(FILE *out)
         out);
 }
 
-/* The clock for the observed-persecond lines: CLOCK_MONOTONIC, which no
- * one can set back, in whole microseconds (truncated).  On Windows,
- * QueryPerformanceCounter, Windows' monotonic clock (mingw-w64's
- * clock_gettime would add winpthread's DLL). */
-#ifdef _WIN32
-#include <windows.h>
-
-static long long microseconds(void)
-{
-  LARGE_INTEGER t, f;
-  QueryPerformanceCounter(&t);
-  QueryPerformanceFrequency(&f);
-  return t.QuadPart / f.QuadPart * 1000000LL
-         + t.QuadPart % f.QuadPart * 1000000LL / f.QuadPart;
-}
-#else
-static long long microseconds(void)
-{
-  struct timespec t;
-  if (clock_gettime(CLOCK_MONOTONIC, &t) != 0) return 0;
-  return (long long) t.tv_sec * 1000000 + t.tv_nsec / 1000;
-}
-#endif
+/* The clock for the observed-persecond lines: the library's own
+ * microsecond clock (lib/adapters.c), CLOCK_MONOTONIC, which no one can
+ * set back (QueryPerformanceCounter on Windows). */
+#define microseconds cpucycles_clock_usec
 
 /* Writes to it keep the loop from being optimised away. */
 static volatile int sink;
