@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifndef _WIN32
 #include <sys/wait.h>
+#endif
 #include <unistd.h>
 #if defined(__linux__) && (defined(__x86_64__) || defined(__i386__))
 #include <sys/prctl.h>
@@ -20,16 +22,8 @@
 #include "counter.h"
 #include "rdpmc.h"
 #include "tscfreq.h"
+#include "checked-by.h"
 
-/* Sanitizer runtimes read the clocks themselves, through the vDSO. */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define UNDER_SANITIZER 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define UNDER_SANITIZER 1
-#endif
 
 /* ---- CPUID ---- */
 

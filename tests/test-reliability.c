@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cpucycles.h"
+#include "checked-by.h"
 
 /* ---- helpers ---- */
 
@@ -129,23 +130,6 @@ static int same_sigset(const sigset_t *a, const sigset_t *b)
 /* ThreadSanitizer's sigaction() installs every action with a full sa_mask
  * and reports that mask back for SIG_DFL and SIG_IGN, where a mask has no
  * effect (no handler runs).  Under TSan only, such masks are not compared. */
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#endif
-/* Sanitizer runtimes read the clocks themselves, through the vDSO. */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define UNDER_SANITIZER 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define UNDER_SANITIZER 1
-#endif
 
 static int same_action(const struct sigaction *a, const struct sigaction *b)
 {

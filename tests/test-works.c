@@ -16,24 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "counter.h"
-#if defined(__has_include)
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#endif
-#endif
-#ifndef RUNNING_ON_VALGRIND
-#define RUNNING_ON_VALGRIND 0
-#endif
+#include "checked-by.h"
 /* ThreadSanitizer delivers signals through its own handler, which calls
  * ours later with its own mask, and emulates default actions. */
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#endif
 #ifdef UNDER_TSAN
 #define TSAN_RUNTIME 1
 #else
