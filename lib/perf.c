@@ -146,38 +146,67 @@ static void unlink_event(struct cpucycles_perf_event *ev)
 
 /* ---- opening ---- */
 
-static int open_cycles(unsigned long long config1)
+/* One perf_event_open of attr for the calling thread, close-on-exec. */
+static int open_attr_cloexec(struct perf_event_attr *attr)
 {
-  struct perf_event_attr attr;
   int fd, flags;
 
-  memset(&attr, 0, sizeof attr);
-  attr.type = PERF_TYPE_HARDWARE;
-  attr.size = sizeof attr;
-  attr.config = PERF_COUNT_HW_CPU_CYCLES;
-  /* User mode only: what perf_event_paranoid 2 (the upstream default)
-   * still allows an unprivileged process, and what a benchmark wants. */
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
-  /* PMU-specific: on arm64, user access (bit 1) and a 64-bit counter
-   * (bit 0); see the counter that asks. */
-  attr.config1 = config1;
-
-  fd = opener(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  fd = opener(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd >= 0) return fd;
   if (errno != EINVAL) return -1;
 
   /* Kernels before 3.14 refuse the flag with EINVAL: open without it and
    * set close-on-exec by hand (racy against a concurrent fork+exec in
    * another thread, which is all those kernels allow). */
-  fd = opener(&attr, 0, -1, -1, 0);
+  fd = opener(attr, 0, -1, -1, 0);
   if (fd < 0) return -1;
   flags = fcntl(fd, F_GETFD);
   if (flags < 0 || fcntl(fd, F_SETFD, flags | FD_CLOEXEC) != 0) {
     close(fd);
+    errno = EBADF;
     return -1;
   }
   return fd;
+}
+
+/* The privilege-level exclusions asked for, in order of preference: user
+ * mode only first; then counting the hypervisor too (some PMUs and
+ * hypervisors refuse exclude_hv); then the kernel too, with and without
+ * the hypervisor (a PMU that cannot exclude the kernel).  See
+ * doc/perf-counters.md. */
+static const unsigned char exclusions[4][2] = {
+  /* exclude_kernel, exclude_hv */
+  { 1, 1 }, { 1, 0 }, { 0, 1 }, { 0, 0 }
+};
+
+static int open_cycles(unsigned long long config1)
+{
+  struct perf_event_attr attr;
+  int fd, i;
+
+  memset(&attr, 0, sizeof attr);
+  attr.type = PERF_TYPE_HARDWARE;
+  attr.size = sizeof attr;
+  attr.config = PERF_COUNT_HW_CPU_CYCLES;
+  /* PMU-specific: on arm64, user access (bit 1) and a 64-bit counter
+   * (bit 0); see the counter that asks. */
+  attr.config1 = config1;
+
+  for (i = 0; i < 4; i++) {
+    /* User mode only is what perf_event_paranoid 2 (the upstream
+     * default) still allows an unprivileged process, and what a
+     * benchmark wants; the others only when the PMU refuses it. */
+    attr.exclude_kernel = exclusions[i][0];
+    attr.exclude_hv = exclusions[i][1];
+    fd = open_attr_cloexec(&attr);
+    if (fd >= 0) return fd;
+    /* EINVAL and EOPNOTSUPP: this combination is refused, another may
+     * not be.  Anything else (EACCES and EPERM: a wider count needs more
+     * privilege, not less; ENOENT, ENODEV: no such event; EMFILE, ENFILE,
+     * ENOMEM) would be the same answer for every combination. */
+    if (errno != EINVAL && errno != EOPNOTSUPP) return -1;
+  }
+  return -1;
 }
 
 static int open_locked(struct cpucycles_perf_event *ev, int map_page,

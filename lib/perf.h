@@ -74,7 +74,9 @@ typedef int (*cpucycles_perf_open_fn)(struct perf_event_attr *attr, pid_t pid,
 void cpucycles_perf_set_opener(cpucycles_perf_open_fn open_fn);
 
 /* Open a cycles event for the calling thread into ev (closing whatever ev
- * held): PERF_COUNT_HW_CPU_CYCLES, user mode only, pid 0, cpu -1,
+ * held): PERF_COUNT_HW_CPU_CYCLES, user mode only (or, when the
+ * kernel refuses that combination with EINVAL or EOPNOTSUPP, with the
+ * hypervisor, the kernel, or both: doc/perf-counters.md), pid 0, cpu -1,
  * close-on-exec, with attr.config1 = config1 (0 but on arm64, whose kernel
  * grants user-space reads only to events that ask for them there).  With
  * map_page, also map its self-monitoring page.  Registers ev for closing

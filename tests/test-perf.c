@@ -377,6 +377,87 @@ START_TEST(open_failure_leaves_nothing)
 }
 END_TEST
 
+/* A PMU that refuses some exclusion combinations: bit (2 * exclude_kernel
+ * + exclude_hv) of refused_combinations set means refused with
+ * refusal_errno. */
+static unsigned int refused_combinations;
+static int refusal_errno;
+static unsigned int tried_combinations[8];
+
+static int picky_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+                      int group_fd, unsigned long flags)
+{
+  unsigned int c = 2u * attr->exclude_kernel + attr->exclude_hv;
+  if (open_calls < 8) tried_combinations[open_calls] = c;
+  if (refused_combinations & (1u << c)) {
+    note_call(attr, pid, cpu, group_fd, flags);
+    open_calls++;
+    errno = refusal_errno;
+    return -1;
+  }
+  return pipe_open(attr, pid, cpu, group_fd, flags);
+}
+
+START_TEST(open_falls_back_through_the_exclusions)
+{
+  /* refused: the combinations (2 * exclude_kernel + exclude_hv) refused;
+   * expect: the combination granted, or -1; calls: opens tried */
+  static const struct {
+    unsigned int refused;
+    int err;
+    int expect;
+    int calls;
+  } cases[] = {
+    { 0x0, EINVAL, 3, 1 },      /* user only granted at once */
+    { 0x8, EOPNOTSUPP, 2, 2 },  /* no exclude_hv: user + hv */
+    { 0x8, EINVAL, 2, 3 },      /* EINVAL: also tried without the flag */
+    { 0x8 | 0x4, EOPNOTSUPP, 1, 3 },       /* user + kernel */
+    { 0x8 | 0x4 | 0x2, EOPNOTSUPP, 0, 4 }, /* everything */
+    { 0x8 | 0x4 | 0x2, EINVAL, 0, 7 },
+    { 0xf, EOPNOTSUPP, -1, 4 },  /* all four refused */
+    { 0x8, EACCES, -1, 1 },      /* paranoid: a wider count is no better */
+    { 0x8, EPERM, -1, 1 },
+    { 0x8, ENOENT, -1, 1 },      /* no such event at all */
+    { 0x8, EMFILE, -1, 1 },      /* out of descriptors */
+  };
+  unsigned int i;
+
+  cpucycles_perf_set_opener(picky_open);
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    struct cpucycles_perf_event ev = { 0 };
+    int r;
+    open_calls = 0;
+    refused_combinations = cases[i].refused;
+    refusal_errno = cases[i].err;
+    r = cpucycles_perf_open(&ev, 0, 0);
+    ck_assert_msg(open_calls == cases[i].calls, "case %u: %d calls", i,
+                  open_calls);
+    if (cases[i].expect < 0) {
+      ck_assert_int_eq(r, -1);
+      ck_assert_int_eq(ev.state, CPUCYCLES_PERF_UNOPENED);
+    } else {
+      ck_assert_int_eq(r, 0);
+      ck_assert_uint_eq(2u * last_attr.exclude_kernel + last_attr.exclude_hv,
+                        (unsigned int) cases[i].expect);
+      ck_assert(fd_has_cloexec(ev.fd));
+      cpucycles_perf_close(&ev);
+    }
+  }
+  /* the order: user only, then + hv, then + kernel, then everything */
+  open_calls = 0;
+  refused_combinations = 0xf;
+  refusal_errno = EOPNOTSUPP;
+  {
+    struct cpucycles_perf_event ev = { 0 };
+    ck_assert_int_eq(cpucycles_perf_open(&ev, 0, 0), -1);
+  }
+  ck_assert_uint_eq(tried_combinations[0], 3);
+  ck_assert_uint_eq(tried_combinations[1], 2);
+  ck_assert_uint_eq(tried_combinations[2], 1);
+  ck_assert_uint_eq(tried_combinations[3], 0);
+}
+END_TEST
+
 START_TEST(map_failure_closes_the_descriptor)
 {
   struct cpucycles_perf_event ev = { 0 };
@@ -1034,6 +1115,7 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, open_asks_for_user_cycles_of_this_thread_cloexec);
   tcase_add_test(tc, open_sets_cloexec_by_hand_on_old_kernels);
   tcase_add_test(tc, open_failure_leaves_nothing);
+  tcase_add_test(tc, open_falls_back_through_the_exclusions);
   tcase_add_test(tc, map_failure_closes_the_descriptor);
   tcase_add_test(tc, open_passes_config1);
   suite_add_tcase(s, tc);
