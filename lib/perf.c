@@ -24,6 +24,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -461,6 +462,46 @@ long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
 
 /* ---- setup ---- */
 
+static int ioctl_syscall(int fd, unsigned long request)
+{
+  return ioctl(fd, request, 0);
+}
+
+static cpucycles_perf_ioctl_fn perf_ioctl = ioctl_syscall;
+
+void cpucycles_perf_set_ioctl(cpucycles_perf_ioctl_fn ioctl_fn)
+{
+  perf_ioctl = ioctl_fn ? ioctl_fn : ioctl_syscall;
+}
+
+/* Some user-mode work between two reads, which a working cycles event
+ * counts: the compiler may not drop it. */
+static void spin(void)
+{
+  volatile unsigned int i;
+  for (i = 0; i < 1000; i++) { }
+}
+
+/* The probe's read(2) of a fresh event, which must count.  Some kernels
+ * (seen on AWS Graviton 3) hand out an event whose read(2) stays at 0:
+ * read again after some work, then disable, reset and re-enable the event
+ * and read once more.  Returns 0 with a count in *out, -1 when a read
+ * fails (errno set), 1 when the count is still 0. */
+static int read_moving(int fd, long long *out)
+{
+  if (cpucycles_perf_read_fd(fd, out) != 0) return -1;
+  if (*out != 0) return 0;
+  spin();
+  if (cpucycles_perf_read_fd(fd, out) != 0) return -1;
+  if (*out != 0) return 0;
+  perf_ioctl(fd, PERF_EVENT_IOC_DISABLE);
+  perf_ioctl(fd, PERF_EVENT_IOC_RESET);
+  perf_ioctl(fd, PERF_EVENT_IOC_ENABLE);
+  spin();
+  if (cpucycles_perf_read_fd(fd, out) != 0) return -1;
+  return *out != 0 ? 0 : 1;
+}
+
 int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
                          cpucycles_perf_rdpmc_fn rdpmc,
                          unsigned long long config1,
@@ -486,10 +527,14 @@ int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
       cpucycles_perf_close(ev);
       return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_READ, err);
     }
-  } else if (cpucycles_perf_read_fd(ev->fd, &count) != 0) {
-    int err = errno;
-    cpucycles_perf_close(ev);
-    return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_READ, err);
+  } else {
+    int r = read_moving(ev->fd, &count);
+    if (r != 0) {
+      int err = errno;
+      cpucycles_perf_close(ev);
+      if (r > 0) return counter_refuse(info, CPUCYCLES_PERF_REFUSAL_STUCK, 0);
+      return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_READ, err);
+    }
   }
   info->kind = rdpmc ? COUNTER_ONCORE : COUNTER_PERFEVENT;
   info->frequency = 0;

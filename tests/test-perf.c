@@ -208,6 +208,8 @@ static pid_t last_pid;
 static int last_cpu, last_group;
 static unsigned long last_flags;
 static long long pipe_first_value; /* written into each new pipe */
+static long long pipe_values[4];   /* or these, when pipe_nvalues > 0 */
+static int pipe_nvalues;
 static int pipe_writer = -1;       /* write end of the latest pipe */
 static struct perf_event_mmap_page page_template;
 
@@ -246,7 +248,12 @@ static int pipe_open(struct perf_event_attr *attr, pid_t pid, int cpu,
   note_call(attr, pid, cpu, group_fd, flags);
   if (pipe2(p, O_NONBLOCK | ((flags & PERF_FLAG_FD_CLOEXEC) ? O_CLOEXEC : 0)))
     return -1;
-  if (write(p[1], &pipe_first_value, 8) != 8) abort();
+  if (pipe_nvalues == 0) {
+    if (write(p[1], &pipe_first_value, 8) != 8) abort();
+  } else if (write(p[1], pipe_values, 8 * (size_t) pipe_nvalues) !=
+             (ssize_t) (8 * pipe_nvalues)) {
+    abort();
+  }
   pipe_writer = p[1];
   return note_fd(p[0]);
 }
@@ -555,6 +562,67 @@ START_TEST(shared_setup_without_rdpmc_is_a_perf_event)
 }
 END_TEST
 
+/* The ioctl seam: records the requests; on PERF_EVENT_IOC_ENABLE the
+ * event starts counting (123 goes into the pipe) when enable_revives is
+ * set, else it stays at 0. */
+static unsigned long ioctl_requests[8];
+static int ioctl_calls;
+static int enable_revives;
+
+static int fake_ioctl(int fd, unsigned long request)
+{
+  (void) fd;
+  if (ioctl_calls < 8) ioctl_requests[ioctl_calls] = request;
+  ioctl_calls++;
+  if (request == PERF_EVENT_IOC_ENABLE) put_value(enable_revives ? 123 : 0);
+  return 0;
+}
+
+START_TEST(setup_retries_a_count_stuck_at_zero)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  struct counter_info info;
+  cpucycles_perf_set_opener(pipe_open);
+  cpucycles_perf_set_ioctl(fake_ioctl);
+
+  /* 0, then moving at the second read: kept, no ioctl */
+  pipe_values[0] = 0;
+  pipe_values[1] = 9;
+  pipe_nvalues = 2;
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, 0, 0, &info), 0);
+  ck_assert_int_eq(ioctl_calls, 0);
+  cpucycles_perf_close(&ev);
+
+  /* stuck until disabled, reset and enabled again: kept */
+  pipe_values[1] = 0;
+  enable_revives = 1;
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, 0, 0, &info), 0);
+  ck_assert_int_eq(ioctl_calls, 3);
+  ck_assert_uint_eq(ioctl_requests[0], PERF_EVENT_IOC_DISABLE);
+  ck_assert_uint_eq(ioctl_requests[1], PERF_EVENT_IOC_RESET);
+  ck_assert_uint_eq(ioctl_requests[2], PERF_EVENT_IOC_ENABLE);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN);
+  cpucycles_perf_close(&ev);
+
+  /* stuck for good: dropped, with its reason */
+  ioctl_calls = 0;
+  enable_revives = 0;
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, 0, 0, &info), -1);
+  ck_assert_int_eq(ioctl_calls, 3);
+  ck_assert_str_eq(info.refusal, CPUCYCLES_PERF_REFUSAL_STUCK);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_UNOPENED);
+  ck_assert(fd_is_closed(opened[2]));
+
+  /* a read that fails is a read failure, not a stuck count */
+  ioctl_calls = 0;
+  pipe_nvalues = 1; /* 0, then the pipe is empty: EAGAIN */
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, 0, 0, &info), -1);
+  ck_assert_str_eq(info.refusal, CPUCYCLES_REFUSAL_PERF_READ);
+  ck_assert_int_eq(info.refusal_errno, EAGAIN);
+  ck_assert_int_eq(ioctl_calls, 0);
+}
+END_TEST
+
 START_TEST(shared_read_opens_on_first_read_with_config1)
 {
   struct cpucycles_perf_event ev = { 0 };
@@ -663,6 +731,7 @@ START_TEST(perfevent_read_failure_falls_back_monotone)
   int i;
   if (!c) return;
   cpucycles_perf_set_opener(pipe_open);
+  pipe_first_value = 1; /* a count that moves: one read in setup */
   ck_assert_int_eq(c->setup(&info), 0);
   /* The pipe is empty now: read(2) fails with EAGAIN. */
   prev = c->read();
@@ -1124,6 +1193,7 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, shared_setup_and_fast_read_use_page_and_rdpmc);
   tcase_add_test(tc, shared_setup_refuses_without_cap_user_rdpmc);
   tcase_add_test(tc, shared_setup_without_rdpmc_is_a_perf_event);
+  tcase_add_test(tc, setup_retries_a_count_stuck_at_zero);
   tcase_add_test(tc, shared_read_opens_on_first_read_with_config1);
   tcase_add_test(tc, shared_read_refused_falls_back_once);
   suite_add_tcase(s, tc);
