@@ -179,6 +179,40 @@ START_TEST(page_as_the_kernel_programs_it)
 }
 END_TEST
 
+START_TEST(page_sign_extends_pmc_width_40)
+{
+  long long v = 0;
+  /* 40-bit -1 (AMD before Zen), junk above bit 39 ignored. */
+  fake_page(1, 1000, 40);
+  rdpmc_result = 0xffffffffffULL;
+  ck_assert_int_eq(cpucycles_perf_page_read(&page, fake_rdpmc, &v), 0);
+  ck_assert_int_eq(v, 999);
+  rdpmc_result = 0x123456ffffffffffULL;
+  ck_assert_int_eq(cpucycles_perf_page_read(&page, fake_rdpmc, &v), 0);
+  ck_assert_int_eq(v, 999);
+  /* Largest positive 40-bit value. */
+  rdpmc_result = 0x7fffffffffULL;
+  ck_assert_int_eq(cpucycles_perf_page_read(&page, fake_rdpmc, &v), 0);
+  ck_assert_int_eq(v, 1000 + 0x7fffffffffLL);
+}
+END_TEST
+
+/* A multiplexed event (time_running < time_enabled) is not scaled: the
+ * count is the cycles actually counted, offset + counter. */
+START_TEST(page_multiplexed_is_not_scaled)
+{
+  long long v = 0;
+  fake_page(2, 500, 48);
+  page.time_enabled = 1000000;
+  page.time_running = 250000;
+  page.cap_user_time = 1;
+  page.time_mult = 1;
+  rdpmc_result = 100;
+  ck_assert_int_eq(cpucycles_perf_page_read(&page, fake_rdpmc, &v), 0);
+  ck_assert_int_eq(v, 600);
+}
+END_TEST
+
 START_TEST(page_width_64_and_implausible_widths)
 {
   long long v = 0;
@@ -527,6 +561,37 @@ START_TEST(shared_setup_and_fast_read_use_page_and_rdpmc)
   cpucycles_perf_close(&ev);
   ck_assert(fd_is_closed(opened[0]));
   ck_assert(ev.page == 0);
+}
+END_TEST
+
+/* Multiplexing takes the event off the hardware for a while (index 0):
+ * that read goes through read(2), and the next reads use the page again,
+ * on the same event. */
+START_TEST(shared_read_index_zero_for_a_moment)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  struct counter_info info;
+  struct perf_event_mmap_page pg;
+  fake_page_template(3, -1000000, 1);
+  page_template.version = 4242; /* read(2) of the memfd: version first */
+  cpucycles_perf_set_opener(memfd_open);
+  rdpmc_result = 1000000 + 77;
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, fake_rdpmc, 0, &info), 0);
+  pg = page_template;
+  pg.index = 0;
+  pg.lock += 2;
+  ck_assert_int_eq(pwrite(ev.fd, &pg, sizeof pg, 0), (ssize_t) sizeof pg);
+  ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 0), 4242);
+  ck_assert_uint_eq(rdpmc_calls, 1); /* only setup's */
+  pg.index = 3;
+  pg.lock += 2;
+  ck_assert_int_eq(pwrite(ev.fd, &pg, sizeof pg, 0), (ssize_t) sizeof pg);
+  rdpmc_result = 1000000 + 5000;
+  ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 0), 5000);
+  ck_assert_uint_eq(rdpmc_calls, 2);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN);
+  ck_assert_int_eq(open_calls, 1);
+  cpucycles_perf_close(&ev);
 }
 END_TEST
 
@@ -1178,6 +1243,8 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, page_sign_extends_pmc_width);
   tcase_add_test(tc, page_as_the_kernel_programs_it);
   tcase_add_test(tc, page_width_64_and_implausible_widths);
+  tcase_add_test(tc, page_sign_extends_pmc_width_40);
+  tcase_add_test(tc, page_multiplexed_is_not_scaled);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("open");
@@ -1191,6 +1258,7 @@ static Suite *perf_suite(void)
 
   tc = tcase_create("shared");
   tcase_add_test(tc, shared_setup_and_fast_read_use_page_and_rdpmc);
+  tcase_add_test(tc, shared_read_index_zero_for_a_moment);
   tcase_add_test(tc, shared_setup_refuses_without_cap_user_rdpmc);
   tcase_add_test(tc, shared_setup_without_rdpmc_is_a_perf_event);
   tcase_add_test(tc, setup_retries_a_count_stuck_at_zero);
