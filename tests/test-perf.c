@@ -757,6 +757,39 @@ START_TEST(setup_fails_when_open_fails)
 }
 END_TEST
 
+/* Every way the kernel refuses an event ends as a refusal of each perf
+ * counter with its errno, for cpucycles-info --explain: EACCES and EPERM
+ * (perf_event_paranoid 3 or 4, seccomp, a container), ENOENT and
+ * EOPNOTSUPP (no such event: a VM without a PMU), EMFILE (out of
+ * descriptors).  Only EOPNOTSUPP (and EINVAL) tries the other exclusion
+ * combinations. */
+START_TEST(setup_records_each_open_errno)
+{
+  static const int errs[] = { EACCES, EPERM, ENOENT, EOPNOTSUPP, EMFILE,
+                              EINVAL };
+  struct counter_info info;
+  unsigned int e;
+  int i;
+  cpucycles_perf_set_opener(picky_open);
+  refused_combinations = 0xf;
+  for (e = 0; e < sizeof errs / sizeof errs[0]; e++) {
+    refusal_errno = errs[e];
+    for (i = 0; i < PERF_COUNTERS; i++) {
+      const struct counter *c = find_counter(perf_counters[i]);
+      if (!c) continue;
+      open_calls = 0;
+      memset(&info, 0, sizeof info);
+      ck_assert_int_eq(c->setup(&info), -1);
+      ck_assert_str_eq(info.refusal, CPUCYCLES_REFUSAL_PERF_OPEN);
+      ck_assert_int_eq(info.refusal_errno, errs[e]);
+      ck_assert_int_eq(open_calls, errs[e] == EOPNOTSUPP ? 4
+                                   : errs[e] == EINVAL ? 8 : 1);
+      c->release();
+    }
+  }
+}
+END_TEST
+
 START_TEST(perfevent_reads_releases_and_drops_at_fork)
 {
   const struct counter *c = find_counter("default-perfevent");
@@ -1268,6 +1301,7 @@ static Suite *perf_suite(void)
 
   tc = tcase_create("counters");
   tcase_add_test(tc, setup_fails_when_open_fails);
+  tcase_add_test(tc, setup_records_each_open_errno);
   tcase_add_test(tc, perfevent_reads_releases_and_drops_at_fork);
   tcase_add_test(tc, perfevent_read_failure_falls_back_monotone);
   tcase_add_test(tc, perfpmc_refuses_without_cap_user_rdpmc);
