@@ -21,11 +21,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,6 +79,7 @@ void cpucycles_perf_set_opener(cpucycles_perf_open_fn open_fn)
 static __thread struct cpucycles_perf_event *thread_events
   __attribute__((tls_model("initial-exec")));
 static struct cpucycles_perf_event *all_events;
+static long held_events; /* on all_events, under registry */
 static pthread_mutex_t registry = PTHREAD_MUTEX_INITIALIZER;
 static sigset_t fork_saved_mask;
 static pthread_key_t thread_key;
@@ -118,6 +121,7 @@ static int link_event(struct cpucycles_perf_event *ev)
   thread_events = ev;
   ev->all_next = all_events;
   all_events = ev;
+  held_events++;
   ev->linked = 1;
   return 0;
 }
@@ -136,6 +140,7 @@ static void unlink_event(struct cpucycles_perf_event *ev)
   for (p = &all_events; *p; p = &(*p)->all_next)
     if (*p == ev) {
       *p = ev->all_next;
+      held_events--;
       break;
     }
   ev->next = 0;
@@ -210,6 +215,16 @@ static int open_cycles(unsigned long long config1)
   return -1;
 }
 
+static long events_ceiling(void)
+{
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+      rl.rlim_cur / 4 >= (rlim_t) LONG_MAX)
+    return LONG_MAX;
+  if (rl.rlim_cur / 4 < 16) return 16;
+  return (long) (rl.rlim_cur / 4);
+}
+
 static int open_locked(struct cpucycles_perf_event *ev, int map_page,
                        unsigned long long config1)
 {
@@ -218,6 +233,15 @@ static int open_locked(struct cpucycles_perf_event *ev, int map_page,
   int fd;
 
   close_locked(ev);
+
+  /* The ceiling: one descriptor per thread is ours, but a program with
+   * thousands of threads must keep its own descriptors.  Hold at most a
+   * quarter of the soft RLIMIT_NOFILE (at least 16): past that, a thread
+   * is refused its event (EMFILE) and reads the clock-based fallback. */
+  if (held_events >= events_ceiling()) {
+    errno = EMFILE;
+    return -1;
+  }
 
   fd = open_cycles(config1);
   if (fd < 0) return -1;
@@ -335,6 +359,7 @@ static void drop_inherited_locked(void)
     forget(ev);
   }
   all_events = 0;
+  held_events = 0;
   thread_events = 0;
   if (thread_key_state == 1) pthread_setspecific(thread_key, 0);
 }
@@ -385,6 +410,7 @@ __attribute__((destructor)) static void unload(void)
     ev->linked = 0;
   }
   all_events = 0;
+  held_events = 0;
   if (thread_key_state == 1) pthread_key_delete(thread_key);
   thread_key_state = -1;
   unlock_registry(&saved);

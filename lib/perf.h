@@ -81,7 +81,8 @@ void cpucycles_perf_set_opener(cpucycles_perf_open_fn open_fn);
  * grants user-space reads only to events that ask for them there).  With
  * map_page, also map its self-monitoring page.  Registers ev for closing
  * at thread exit.  Returns 0, or -1 with ev UNOPENED and nothing left
- * open. */
+ * open; -1 with EMFILE, without a system call, when the process's events
+ * already number a quarter of the soft RLIMIT_NOFILE (at least 16). */
 int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page,
                         unsigned long long config1);
 

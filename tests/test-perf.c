@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1123,6 +1124,120 @@ static void *open_and_wait(void *arg)
   return 0;
 }
 
+/* ---- the ceiling ---- */
+
+/* A thread-safe stand-in event: an 8-byte memfd (count 0 for read(2)).
+ * Notes every descriptor it hands out, and the highest. */
+#define CEILING_FDS 65536
+static unsigned char ceiling_handed[CEILING_FDS];
+static int ceiling_opens, ceiling_max_fd = -1;
+
+static int ceiling_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+                        int group_fd, unsigned long flags)
+{
+  int fd, max;
+  (void) attr; (void) pid; (void) cpu; (void) group_fd;
+  fd = memfd_create("fake-perf-event",
+                    (flags & PERF_FLAG_FD_CLOEXEC) ? MFD_CLOEXEC : 0);
+  if (fd < 0) return -1;
+  if (ftruncate(fd, 8) != 0) abort();
+  __atomic_add_fetch(&ceiling_opens, 1, __ATOMIC_SEQ_CST);
+  if (fd < CEILING_FDS) __atomic_store_n(&ceiling_handed[fd], 1, __ATOMIC_SEQ_CST);
+  max = __atomic_load_n(&ceiling_max_fd, __ATOMIC_SEQ_CST);
+  while (fd > max &&
+         !__atomic_compare_exchange_n(&ceiling_max_fd, &max, fd, 0,
+                                      __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) { }
+  return fd;
+}
+
+/* Handed-out descriptors still open. */
+static int ceiling_live(void)
+{
+  int fd, n = 0;
+  for (fd = 0; fd < CEILING_FDS; fd++)
+    if (ceiling_handed[fd] && fcntl(fd, F_GETFD) >= 0) n++;
+  return n;
+}
+
+static const struct counter *ceiling_counter;
+static pthread_barrier_t ceiling_barrier;
+
+static void *read_once(void *arg)
+{
+  (void) arg;
+  (void) ceiling_counter->read();
+  return 0;
+}
+
+static void *read_and_wait(void *arg)
+{
+  (void) arg;
+  (void) ceiling_counter->read();
+  pthread_barrier_wait(&ceiling_barrier); /* all have read */
+  pthread_barrier_wait(&ceiling_barrier); /* the test has counted */
+  return 0;
+}
+
+/* Many short threads, as in a program that calls cpucycles() once in each
+ * of 10,000 threads: each holds one descriptor while it lives, none is
+ * left at the end, and the descriptors in use never go beyond the threads
+ * alive at once (here 20 at a time, 2000 in all). */
+START_TEST(ceiling_one_descriptor_per_live_thread)
+{
+  enum { BATCH = 20, ROUNDS = 100 };
+  pthread_t t[BATCH];
+  int base, r, i;
+  ceiling_counter = find_counter("default-perfevent");
+  if (!ceiling_counter) return;
+  cpucycles_perf_set_opener(ceiling_open);
+  base = dup(0);
+  ck_assert_int_ge(base, 0);
+  close(base);
+  for (r = 0; r < ROUNDS; r++) {
+    for (i = 0; i < BATCH; i++)
+      ck_assert_int_eq(pthread_create(&t[i], 0, read_once, 0), 0);
+    for (i = 0; i < BATCH; i++) pthread_join(t[i], 0);
+  }
+  ck_assert_int_eq(ceiling_opens, BATCH * ROUNDS); /* one per thread */
+  ck_assert_int_eq(ceiling_live(), 0);             /* none left */
+  /* the peak: the lowest free descriptor is handed out, so a leak would
+   * push the highest far past base + BATCH */
+  ck_assert_int_lt(ceiling_max_fd, base + BATCH + 8);
+}
+END_TEST
+
+/* Threads alive at once hold at most a quarter of the soft descriptor
+ * limit (at least 16); the others read the clock-based fallback, and the
+ * program keeps the rest. */
+START_TEST(ceiling_a_quarter_of_the_descriptor_limit)
+{
+  enum { THREADS = 64 };
+  pthread_t t[THREADS];
+  struct rlimit rl;
+  int i, fd;
+  ceiling_counter = find_counter("default-perfevent");
+  if (!ceiling_counter) return;
+  ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+  ck_assert(rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= 128);
+  rl.rlim_cur = 128; /* a ceiling of 32 events */
+  ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+  cpucycles_perf_set_opener(ceiling_open);
+  ck_assert_int_eq(pthread_barrier_init(&ceiling_barrier, 0, THREADS + 1), 0);
+  for (i = 0; i < THREADS; i++)
+    ck_assert_int_eq(pthread_create(&t[i], 0, read_and_wait, 0), 0);
+  pthread_barrier_wait(&ceiling_barrier);
+  ck_assert_int_eq(ceiling_opens, 32);
+  ck_assert_int_eq(ceiling_live(), 32);
+  fd = dup(0); /* the program still has descriptors */
+  ck_assert_int_ge(fd, 0);
+  close(fd);
+  pthread_barrier_wait(&ceiling_barrier);
+  for (i = 0; i < THREADS; i++) pthread_join(t[i], 0);
+  ck_assert_int_eq(ceiling_live(), 0);
+  pthread_barrier_destroy(&ceiling_barrier);
+}
+END_TEST
+
 START_TEST(fork_child_closes_every_threads_events)
 {
   const struct counter *c = find_counter("default-perfevent");
@@ -1317,6 +1432,8 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, fallback_survives_a_huge_clock_offset);
   tcase_add_test(tc, fallback_in_a_time_namespace);
   tcase_add_test(tc, fork_child_closes_every_threads_events);
+  tcase_add_test(tc, ceiling_one_descriptor_per_live_thread);
+  tcase_add_test(tc, ceiling_a_quarter_of_the_descriptor_limit);
   tcase_add_test(tc, fork_child_counts_with_its_own_event);
   suite_add_tcase(s, tc);
 
