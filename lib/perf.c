@@ -21,10 +21,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,6 +79,7 @@ void cpucycles_perf_set_opener(cpucycles_perf_open_fn open_fn)
 static __thread struct cpucycles_perf_event *thread_events
   __attribute__((tls_model("initial-exec")));
 static struct cpucycles_perf_event *all_events;
+static long held_events; /* on all_events, under registry */
 static pthread_mutex_t registry = PTHREAD_MUTEX_INITIALIZER;
 static sigset_t fork_saved_mask;
 static pthread_key_t thread_key;
@@ -117,6 +121,7 @@ static int link_event(struct cpucycles_perf_event *ev)
   thread_events = ev;
   ev->all_next = all_events;
   all_events = ev;
+  held_events++;
   ev->linked = 1;
   return 0;
 }
@@ -135,6 +140,7 @@ static void unlink_event(struct cpucycles_perf_event *ev)
   for (p = &all_events; *p; p = &(*p)->all_next)
     if (*p == ev) {
       *p = ev->all_next;
+      held_events--;
       break;
     }
   ev->next = 0;
@@ -146,38 +152,77 @@ static void unlink_event(struct cpucycles_perf_event *ev)
 
 /* ---- opening ---- */
 
-static int open_cycles(unsigned long long config1)
+/* One perf_event_open of attr for the calling thread, close-on-exec. */
+static int open_attr_cloexec(struct perf_event_attr *attr)
 {
-  struct perf_event_attr attr;
   int fd, flags;
 
-  memset(&attr, 0, sizeof attr);
-  attr.type = PERF_TYPE_HARDWARE;
-  attr.size = sizeof attr;
-  attr.config = PERF_COUNT_HW_CPU_CYCLES;
-  /* User mode only: what perf_event_paranoid 2 (the upstream default)
-   * still allows an unprivileged process, and what a benchmark wants. */
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
-  /* PMU-specific: on arm64, user access (bit 1) and a 64-bit counter
-   * (bit 0); see the counter that asks. */
-  attr.config1 = config1;
-
-  fd = opener(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  fd = opener(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd >= 0) return fd;
   if (errno != EINVAL) return -1;
 
   /* Kernels before 3.14 refuse the flag with EINVAL: open without it and
    * set close-on-exec by hand (racy against a concurrent fork+exec in
    * another thread, which is all those kernels allow). */
-  fd = opener(&attr, 0, -1, -1, 0);
+  fd = opener(attr, 0, -1, -1, 0);
   if (fd < 0) return -1;
   flags = fcntl(fd, F_GETFD);
   if (flags < 0 || fcntl(fd, F_SETFD, flags | FD_CLOEXEC) != 0) {
     close(fd);
+    errno = EBADF;
     return -1;
   }
   return fd;
+}
+
+/* The privilege-level exclusions asked for, in order of preference: user
+ * mode only first; then counting the hypervisor too (some PMUs and
+ * hypervisors refuse exclude_hv); then the kernel too, with and without
+ * the hypervisor (a PMU that cannot exclude the kernel).  See
+ * doc/perf-counters.md. */
+static const unsigned char exclusions[4][2] = {
+  /* exclude_kernel, exclude_hv */
+  { 1, 1 }, { 1, 0 }, { 0, 1 }, { 0, 0 }
+};
+
+static int open_cycles(unsigned long long config1)
+{
+  struct perf_event_attr attr;
+  int fd, i;
+
+  memset(&attr, 0, sizeof attr);
+  attr.type = PERF_TYPE_HARDWARE;
+  attr.size = sizeof attr;
+  attr.config = PERF_COUNT_HW_CPU_CYCLES;
+  /* PMU-specific: on arm64, user access (bit 1) and a 64-bit counter
+   * (bit 0); see the counter that asks. */
+  attr.config1 = config1;
+
+  for (i = 0; i < 4; i++) {
+    /* User mode only is what perf_event_paranoid 2 (the upstream
+     * default) still allows an unprivileged process, and what a
+     * benchmark wants; the others only when the PMU refuses it. */
+    attr.exclude_kernel = exclusions[i][0];
+    attr.exclude_hv = exclusions[i][1];
+    fd = open_attr_cloexec(&attr);
+    if (fd >= 0) return fd;
+    /* EINVAL and EOPNOTSUPP: this combination is refused, another may
+     * not be.  Anything else (EACCES and EPERM: a wider count needs more
+     * privilege, not less; ENOENT, ENODEV: no such event; EMFILE, ENFILE,
+     * ENOMEM) would be the same answer for every combination. */
+    if (errno != EINVAL && errno != EOPNOTSUPP) return -1;
+  }
+  return -1;
+}
+
+static long events_ceiling(void)
+{
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+      rl.rlim_cur / 4 >= (rlim_t) LONG_MAX)
+    return LONG_MAX;
+  if (rl.rlim_cur / 4 < 16) return 16;
+  return (long) (rl.rlim_cur / 4);
 }
 
 static int open_locked(struct cpucycles_perf_event *ev, int map_page,
@@ -188,6 +233,15 @@ static int open_locked(struct cpucycles_perf_event *ev, int map_page,
   int fd;
 
   close_locked(ev);
+
+  /* The ceiling: one descriptor per thread is ours, but a program with
+   * thousands of threads must keep its own descriptors.  Hold at most a
+   * quarter of the soft RLIMIT_NOFILE (at least 16): past that, a thread
+   * is refused its event (EMFILE) and reads the clock-based fallback. */
+  if (held_events >= events_ceiling()) {
+    errno = EMFILE;
+    return -1;
+  }
 
   fd = open_cycles(config1);
   if (fd < 0) return -1;
@@ -305,6 +359,7 @@ static void drop_inherited_locked(void)
     forget(ev);
   }
   all_events = 0;
+  held_events = 0;
   thread_events = 0;
   if (thread_key_state == 1) pthread_setspecific(thread_key, 0);
 }
@@ -355,6 +410,7 @@ __attribute__((destructor)) static void unload(void)
     ev->linked = 0;
   }
   all_events = 0;
+  held_events = 0;
   if (thread_key_state == 1) pthread_key_delete(thread_key);
   thread_key_state = -1;
   unlock_registry(&saved);
@@ -432,6 +488,46 @@ long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
 
 /* ---- setup ---- */
 
+static int ioctl_syscall(int fd, unsigned long request)
+{
+  return ioctl(fd, request, 0);
+}
+
+static cpucycles_perf_ioctl_fn perf_ioctl = ioctl_syscall;
+
+void cpucycles_perf_set_ioctl(cpucycles_perf_ioctl_fn ioctl_fn)
+{
+  perf_ioctl = ioctl_fn ? ioctl_fn : ioctl_syscall;
+}
+
+/* Some user-mode work between two reads, which a working cycles event
+ * counts: the compiler may not drop it. */
+static void spin(void)
+{
+  volatile unsigned int i;
+  for (i = 0; i < 1000; i++) { }
+}
+
+/* The probe's read(2) of a fresh event, which must count.  Some kernels
+ * (seen on AWS Graviton 3) hand out an event whose read(2) stays at 0:
+ * read again after some work, then disable, reset and re-enable the event
+ * and read once more.  Returns 0 with a count in *out, -1 when a read
+ * fails (errno set), 1 when the count is still 0. */
+static int read_moving(int fd, long long *out)
+{
+  if (cpucycles_perf_read_fd(fd, out) != 0) return -1;
+  if (*out != 0) return 0;
+  spin();
+  if (cpucycles_perf_read_fd(fd, out) != 0) return -1;
+  if (*out != 0) return 0;
+  perf_ioctl(fd, PERF_EVENT_IOC_DISABLE);
+  perf_ioctl(fd, PERF_EVENT_IOC_RESET);
+  perf_ioctl(fd, PERF_EVENT_IOC_ENABLE);
+  spin();
+  if (cpucycles_perf_read_fd(fd, out) != 0) return -1;
+  return *out != 0 ? 0 : 1;
+}
+
 int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
                          cpucycles_perf_rdpmc_fn rdpmc,
                          unsigned long long config1,
@@ -457,10 +553,14 @@ int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
       cpucycles_perf_close(ev);
       return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_READ, err);
     }
-  } else if (cpucycles_perf_read_fd(ev->fd, &count) != 0) {
-    int err = errno;
-    cpucycles_perf_close(ev);
-    return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_READ, err);
+  } else {
+    int r = read_moving(ev->fd, &count);
+    if (r != 0) {
+      int err = errno;
+      cpucycles_perf_close(ev);
+      if (r > 0) return counter_refuse(info, CPUCYCLES_PERF_REFUSAL_STUCK, 0);
+      return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_READ, err);
+    }
   }
   info->kind = rdpmc ? COUNTER_ONCORE : COUNTER_PERFEVENT;
   info->frequency = 0;

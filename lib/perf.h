@@ -74,12 +74,15 @@ typedef int (*cpucycles_perf_open_fn)(struct perf_event_attr *attr, pid_t pid,
 void cpucycles_perf_set_opener(cpucycles_perf_open_fn open_fn);
 
 /* Open a cycles event for the calling thread into ev (closing whatever ev
- * held): PERF_COUNT_HW_CPU_CYCLES, user mode only, pid 0, cpu -1,
+ * held): PERF_COUNT_HW_CPU_CYCLES, user mode only (or, when the
+ * kernel refuses that combination with EINVAL or EOPNOTSUPP, with the
+ * hypervisor, the kernel, or both: doc/perf-counters.md), pid 0, cpu -1,
  * close-on-exec, with attr.config1 = config1 (0 but on arm64, whose kernel
  * grants user-space reads only to events that ask for them there).  With
  * map_page, also map its self-monitoring page.  Registers ev for closing
  * at thread exit.  Returns 0, or -1 with ev UNOPENED and nothing left
- * open. */
+ * open; -1 with EMFILE, without a system call, when the process's events
+ * already number a quarter of the soft RLIMIT_NOFILE (at least 16). */
 int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page,
                         unsigned long long config1);
 
@@ -130,6 +133,16 @@ void cpucycles_perf_set_persecond(long long persecond);
 typedef int (*cpucycles_perf_clock_fn)(clockid_t clock, struct timespec *t);
 void cpucycles_perf_set_clock(cpucycles_perf_clock_fn clock_fn);
 
+/* The shape of ioctl(2) on an event, with no argument.  Tests inject
+ * their own (0: the real one again); the library never calls it.  Not
+ * thread-safe. */
+typedef int (*cpucycles_perf_ioctl_fn)(int fd, unsigned long request);
+void cpucycles_perf_set_ioctl(cpucycles_perf_ioctl_fn ioctl_fn);
+
+/* setup's refusal of an event whose read(2) stays at 0. */
+#define CPUCYCLES_PERF_REFUSAL_STUCK \
+  "perf event count stuck at 0, also after disable and enable"
+
 struct counter_info;
 
 /* The complete read of a per-thread perf counter, fast or not: opens the
@@ -150,7 +163,9 @@ long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
  * default-perfevent, not an on-core counter), and the counter is on-core;
  * the one read uses rdpmc, so that the probe catches the fault if the CPU
  * refuses the instruction after all.  Without rdpmc the counter is of kind
- * perf event.  Neither is scaled nor 32-bit. */
+ * perf event, and its read(2) must count: a count still 0 after a second
+ * read, and after PERF_EVENT_IOC_DISABLE, _RESET and _ENABLE and a third,
+ * refuses it (CPUCYCLES_PERF_REFUSAL_STUCK).  Neither is scaled nor 32-bit. */
 int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
                          cpucycles_perf_rdpmc_fn rdpmc,
                          unsigned long long config1,

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -179,6 +180,40 @@ START_TEST(page_as_the_kernel_programs_it)
 }
 END_TEST
 
+START_TEST(page_sign_extends_pmc_width_40)
+{
+  long long v = 0;
+  /* 40-bit -1 (AMD before Zen), junk above bit 39 ignored. */
+  fake_page(1, 1000, 40);
+  rdpmc_result = 0xffffffffffULL;
+  ck_assert_int_eq(cpucycles_perf_page_read(&page, fake_rdpmc, &v), 0);
+  ck_assert_int_eq(v, 999);
+  rdpmc_result = 0x123456ffffffffffULL;
+  ck_assert_int_eq(cpucycles_perf_page_read(&page, fake_rdpmc, &v), 0);
+  ck_assert_int_eq(v, 999);
+  /* Largest positive 40-bit value. */
+  rdpmc_result = 0x7fffffffffULL;
+  ck_assert_int_eq(cpucycles_perf_page_read(&page, fake_rdpmc, &v), 0);
+  ck_assert_int_eq(v, 1000 + 0x7fffffffffLL);
+}
+END_TEST
+
+/* A multiplexed event (time_running < time_enabled) is not scaled: the
+ * count is the cycles actually counted, offset + counter. */
+START_TEST(page_multiplexed_is_not_scaled)
+{
+  long long v = 0;
+  fake_page(2, 500, 48);
+  page.time_enabled = 1000000;
+  page.time_running = 250000;
+  page.cap_user_time = 1;
+  page.time_mult = 1;
+  rdpmc_result = 100;
+  ck_assert_int_eq(cpucycles_perf_page_read(&page, fake_rdpmc, &v), 0);
+  ck_assert_int_eq(v, 600);
+}
+END_TEST
+
 START_TEST(page_width_64_and_implausible_widths)
 {
   long long v = 0;
@@ -208,6 +243,8 @@ static pid_t last_pid;
 static int last_cpu, last_group;
 static unsigned long last_flags;
 static long long pipe_first_value; /* written into each new pipe */
+static long long pipe_values[4];   /* or these, when pipe_nvalues > 0 */
+static int pipe_nvalues;
 static int pipe_writer = -1;       /* write end of the latest pipe */
 static struct perf_event_mmap_page page_template;
 
@@ -246,7 +283,12 @@ static int pipe_open(struct perf_event_attr *attr, pid_t pid, int cpu,
   note_call(attr, pid, cpu, group_fd, flags);
   if (pipe2(p, O_NONBLOCK | ((flags & PERF_FLAG_FD_CLOEXEC) ? O_CLOEXEC : 0)))
     return -1;
-  if (write(p[1], &pipe_first_value, 8) != 8) abort();
+  if (pipe_nvalues == 0) {
+    if (write(p[1], &pipe_first_value, 8) != 8) abort();
+  } else if (write(p[1], pipe_values, 8 * (size_t) pipe_nvalues) !=
+             (ssize_t) (8 * pipe_nvalues)) {
+    abort();
+  }
   pipe_writer = p[1];
   return note_fd(p[0]);
 }
@@ -377,6 +419,87 @@ START_TEST(open_failure_leaves_nothing)
 }
 END_TEST
 
+/* A PMU that refuses some exclusion combinations: bit (2 * exclude_kernel
+ * + exclude_hv) of refused_combinations set means refused with
+ * refusal_errno. */
+static unsigned int refused_combinations;
+static int refusal_errno;
+static unsigned int tried_combinations[8];
+
+static int picky_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+                      int group_fd, unsigned long flags)
+{
+  unsigned int c = 2u * attr->exclude_kernel + attr->exclude_hv;
+  if (open_calls < 8) tried_combinations[open_calls] = c;
+  if (refused_combinations & (1u << c)) {
+    note_call(attr, pid, cpu, group_fd, flags);
+    open_calls++;
+    errno = refusal_errno;
+    return -1;
+  }
+  return pipe_open(attr, pid, cpu, group_fd, flags);
+}
+
+START_TEST(open_falls_back_through_the_exclusions)
+{
+  /* refused: the combinations (2 * exclude_kernel + exclude_hv) refused;
+   * expect: the combination granted, or -1; calls: opens tried */
+  static const struct {
+    unsigned int refused;
+    int err;
+    int expect;
+    int calls;
+  } cases[] = {
+    { 0x0, EINVAL, 3, 1 },      /* user only granted at once */
+    { 0x8, EOPNOTSUPP, 2, 2 },  /* no exclude_hv: user + hv */
+    { 0x8, EINVAL, 2, 3 },      /* EINVAL: also tried without the flag */
+    { 0x8 | 0x4, EOPNOTSUPP, 1, 3 },       /* user + kernel */
+    { 0x8 | 0x4 | 0x2, EOPNOTSUPP, 0, 4 }, /* everything */
+    { 0x8 | 0x4 | 0x2, EINVAL, 0, 7 },
+    { 0xf, EOPNOTSUPP, -1, 4 },  /* all four refused */
+    { 0x8, EACCES, -1, 1 },      /* paranoid: a wider count is no better */
+    { 0x8, EPERM, -1, 1 },
+    { 0x8, ENOENT, -1, 1 },      /* no such event at all */
+    { 0x8, EMFILE, -1, 1 },      /* out of descriptors */
+  };
+  unsigned int i;
+
+  cpucycles_perf_set_opener(picky_open);
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    struct cpucycles_perf_event ev = { 0 };
+    int r;
+    open_calls = 0;
+    refused_combinations = cases[i].refused;
+    refusal_errno = cases[i].err;
+    r = cpucycles_perf_open(&ev, 0, 0);
+    ck_assert_msg(open_calls == cases[i].calls, "case %u: %d calls", i,
+                  open_calls);
+    if (cases[i].expect < 0) {
+      ck_assert_int_eq(r, -1);
+      ck_assert_int_eq(ev.state, CPUCYCLES_PERF_UNOPENED);
+    } else {
+      ck_assert_int_eq(r, 0);
+      ck_assert_uint_eq(2u * last_attr.exclude_kernel + last_attr.exclude_hv,
+                        (unsigned int) cases[i].expect);
+      ck_assert(fd_has_cloexec(ev.fd));
+      cpucycles_perf_close(&ev);
+    }
+  }
+  /* the order: user only, then + hv, then + kernel, then everything */
+  open_calls = 0;
+  refused_combinations = 0xf;
+  refusal_errno = EOPNOTSUPP;
+  {
+    struct cpucycles_perf_event ev = { 0 };
+    ck_assert_int_eq(cpucycles_perf_open(&ev, 0, 0), -1);
+  }
+  ck_assert_uint_eq(tried_combinations[0], 3);
+  ck_assert_uint_eq(tried_combinations[1], 2);
+  ck_assert_uint_eq(tried_combinations[2], 1);
+  ck_assert_uint_eq(tried_combinations[3], 0);
+}
+END_TEST
+
 START_TEST(map_failure_closes_the_descriptor)
 {
   struct cpucycles_perf_event ev = { 0 };
@@ -442,6 +565,37 @@ START_TEST(shared_setup_and_fast_read_use_page_and_rdpmc)
 }
 END_TEST
 
+/* Multiplexing takes the event off the hardware for a while (index 0):
+ * that read goes through read(2), and the next reads use the page again,
+ * on the same event. */
+START_TEST(shared_read_index_zero_for_a_moment)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  struct counter_info info;
+  struct perf_event_mmap_page pg;
+  fake_page_template(3, -1000000, 1);
+  page_template.version = 4242; /* read(2) of the memfd: version first */
+  cpucycles_perf_set_opener(memfd_open);
+  rdpmc_result = 1000000 + 77;
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, fake_rdpmc, 0, &info), 0);
+  pg = page_template;
+  pg.index = 0;
+  pg.lock += 2;
+  ck_assert_int_eq(pwrite(ev.fd, &pg, sizeof pg, 0), (ssize_t) sizeof pg);
+  ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 0), 4242);
+  ck_assert_uint_eq(rdpmc_calls, 1); /* only setup's */
+  pg.index = 3;
+  pg.lock += 2;
+  ck_assert_int_eq(pwrite(ev.fd, &pg, sizeof pg, 0), (ssize_t) sizeof pg);
+  rdpmc_result = 1000000 + 5000;
+  ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 0), 5000);
+  ck_assert_uint_eq(rdpmc_calls, 2);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN);
+  ck_assert_int_eq(open_calls, 1);
+  cpucycles_perf_close(&ev);
+}
+END_TEST
+
 START_TEST(shared_setup_refuses_without_cap_user_rdpmc)
 {
   struct cpucycles_perf_event ev = { 0 };
@@ -471,6 +625,67 @@ START_TEST(shared_setup_without_rdpmc_is_a_perf_event)
   ck_assert_int_eq(cpucycles_perf_read(&ev, 0, 0), 4000);
   cpucycles_perf_close(&ev);
   ck_assert(fd_is_closed(opened[0]));
+}
+END_TEST
+
+/* The ioctl seam: records the requests; on PERF_EVENT_IOC_ENABLE the
+ * event starts counting (123 goes into the pipe) when enable_revives is
+ * set, else it stays at 0. */
+static unsigned long ioctl_requests[8];
+static int ioctl_calls;
+static int enable_revives;
+
+static int fake_ioctl(int fd, unsigned long request)
+{
+  (void) fd;
+  if (ioctl_calls < 8) ioctl_requests[ioctl_calls] = request;
+  ioctl_calls++;
+  if (request == PERF_EVENT_IOC_ENABLE) put_value(enable_revives ? 123 : 0);
+  return 0;
+}
+
+START_TEST(setup_retries_a_count_stuck_at_zero)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  struct counter_info info;
+  cpucycles_perf_set_opener(pipe_open);
+  cpucycles_perf_set_ioctl(fake_ioctl);
+
+  /* 0, then moving at the second read: kept, no ioctl */
+  pipe_values[0] = 0;
+  pipe_values[1] = 9;
+  pipe_nvalues = 2;
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, 0, 0, &info), 0);
+  ck_assert_int_eq(ioctl_calls, 0);
+  cpucycles_perf_close(&ev);
+
+  /* stuck until disabled, reset and enabled again: kept */
+  pipe_values[1] = 0;
+  enable_revives = 1;
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, 0, 0, &info), 0);
+  ck_assert_int_eq(ioctl_calls, 3);
+  ck_assert_uint_eq(ioctl_requests[0], PERF_EVENT_IOC_DISABLE);
+  ck_assert_uint_eq(ioctl_requests[1], PERF_EVENT_IOC_RESET);
+  ck_assert_uint_eq(ioctl_requests[2], PERF_EVENT_IOC_ENABLE);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN);
+  cpucycles_perf_close(&ev);
+
+  /* stuck for good: dropped, with its reason */
+  ioctl_calls = 0;
+  enable_revives = 0;
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, 0, 0, &info), -1);
+  ck_assert_int_eq(ioctl_calls, 3);
+  ck_assert_str_eq(info.refusal, CPUCYCLES_PERF_REFUSAL_STUCK);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_UNOPENED);
+  ck_assert(fd_is_closed(opened[2]));
+
+  /* a read that fails is a read failure, not a stuck count */
+  ioctl_calls = 0;
+  pipe_nvalues = 1; /* 0, then the pipe is empty: EAGAIN */
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, 0, 0, &info), -1);
+  ck_assert_str_eq(info.refusal, CPUCYCLES_REFUSAL_PERF_READ);
+  ck_assert_int_eq(info.refusal_errno, EAGAIN);
+  ck_assert_int_eq(ioctl_calls, 0);
 }
 END_TEST
 
@@ -543,6 +758,39 @@ START_TEST(setup_fails_when_open_fails)
 }
 END_TEST
 
+/* Every way the kernel refuses an event ends as a refusal of each perf
+ * counter with its errno, for cpucycles-info --explain: EACCES and EPERM
+ * (perf_event_paranoid 3 or 4, seccomp, a container), ENOENT and
+ * EOPNOTSUPP (no such event: a VM without a PMU), EMFILE (out of
+ * descriptors).  Only EOPNOTSUPP (and EINVAL) tries the other exclusion
+ * combinations. */
+START_TEST(setup_records_each_open_errno)
+{
+  static const int errs[] = { EACCES, EPERM, ENOENT, EOPNOTSUPP, EMFILE,
+                              EINVAL };
+  struct counter_info info;
+  unsigned int e;
+  int i;
+  cpucycles_perf_set_opener(picky_open);
+  refused_combinations = 0xf;
+  for (e = 0; e < sizeof errs / sizeof errs[0]; e++) {
+    refusal_errno = errs[e];
+    for (i = 0; i < PERF_COUNTERS; i++) {
+      const struct counter *c = find_counter(perf_counters[i]);
+      if (!c) continue;
+      open_calls = 0;
+      memset(&info, 0, sizeof info);
+      ck_assert_int_eq(c->setup(&info), -1);
+      ck_assert_str_eq(info.refusal, CPUCYCLES_REFUSAL_PERF_OPEN);
+      ck_assert_int_eq(info.refusal_errno, errs[e]);
+      ck_assert_int_eq(open_calls, errs[e] == EOPNOTSUPP ? 4
+                                   : errs[e] == EINVAL ? 8 : 1);
+      c->release();
+    }
+  }
+}
+END_TEST
+
 START_TEST(perfevent_reads_releases_and_drops_at_fork)
 {
   const struct counter *c = find_counter("default-perfevent");
@@ -582,6 +830,7 @@ START_TEST(perfevent_read_failure_falls_back_monotone)
   int i;
   if (!c) return;
   cpucycles_perf_set_opener(pipe_open);
+  pipe_first_value = 1; /* a count that moves: one read in setup */
   ck_assert_int_eq(c->setup(&info), 0);
   /* The pipe is empty now: read(2) fails with EAGAIN. */
   prev = c->read();
@@ -875,6 +1124,120 @@ static void *open_and_wait(void *arg)
   return 0;
 }
 
+/* ---- the ceiling ---- */
+
+/* A thread-safe stand-in event: an 8-byte memfd (count 0 for read(2)).
+ * Notes every descriptor it hands out, and the highest. */
+#define CEILING_FDS 65536
+static unsigned char ceiling_handed[CEILING_FDS];
+static int ceiling_opens, ceiling_max_fd = -1;
+
+static int ceiling_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+                        int group_fd, unsigned long flags)
+{
+  int fd, max;
+  (void) attr; (void) pid; (void) cpu; (void) group_fd;
+  fd = memfd_create("fake-perf-event",
+                    (flags & PERF_FLAG_FD_CLOEXEC) ? MFD_CLOEXEC : 0);
+  if (fd < 0) return -1;
+  if (ftruncate(fd, 8) != 0) abort();
+  __atomic_add_fetch(&ceiling_opens, 1, __ATOMIC_SEQ_CST);
+  if (fd < CEILING_FDS) __atomic_store_n(&ceiling_handed[fd], 1, __ATOMIC_SEQ_CST);
+  max = __atomic_load_n(&ceiling_max_fd, __ATOMIC_SEQ_CST);
+  while (fd > max &&
+         !__atomic_compare_exchange_n(&ceiling_max_fd, &max, fd, 0,
+                                      __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) { }
+  return fd;
+}
+
+/* Handed-out descriptors still open. */
+static int ceiling_live(void)
+{
+  int fd, n = 0;
+  for (fd = 0; fd < CEILING_FDS; fd++)
+    if (ceiling_handed[fd] && fcntl(fd, F_GETFD) >= 0) n++;
+  return n;
+}
+
+static const struct counter *ceiling_counter;
+static pthread_barrier_t ceiling_barrier;
+
+static void *read_once(void *arg)
+{
+  (void) arg;
+  (void) ceiling_counter->read();
+  return 0;
+}
+
+static void *read_and_wait(void *arg)
+{
+  (void) arg;
+  (void) ceiling_counter->read();
+  pthread_barrier_wait(&ceiling_barrier); /* all have read */
+  pthread_barrier_wait(&ceiling_barrier); /* the test has counted */
+  return 0;
+}
+
+/* Many short threads, as in a program that calls cpucycles() once in each
+ * of 10,000 threads: each holds one descriptor while it lives, none is
+ * left at the end, and the descriptors in use never go beyond the threads
+ * alive at once (here 20 at a time, 2000 in all). */
+START_TEST(ceiling_one_descriptor_per_live_thread)
+{
+  enum { BATCH = 20, ROUNDS = 100 };
+  pthread_t t[BATCH];
+  int base, r, i;
+  ceiling_counter = find_counter("default-perfevent");
+  if (!ceiling_counter) return;
+  cpucycles_perf_set_opener(ceiling_open);
+  base = dup(0);
+  ck_assert_int_ge(base, 0);
+  close(base);
+  for (r = 0; r < ROUNDS; r++) {
+    for (i = 0; i < BATCH; i++)
+      ck_assert_int_eq(pthread_create(&t[i], 0, read_once, 0), 0);
+    for (i = 0; i < BATCH; i++) pthread_join(t[i], 0);
+  }
+  ck_assert_int_eq(ceiling_opens, BATCH * ROUNDS); /* one per thread */
+  ck_assert_int_eq(ceiling_live(), 0);             /* none left */
+  /* the peak: the lowest free descriptor is handed out, so a leak would
+   * push the highest far past base + BATCH */
+  ck_assert_int_lt(ceiling_max_fd, base + BATCH + 8);
+}
+END_TEST
+
+/* Threads alive at once hold at most a quarter of the soft descriptor
+ * limit (at least 16); the others read the clock-based fallback, and the
+ * program keeps the rest. */
+START_TEST(ceiling_a_quarter_of_the_descriptor_limit)
+{
+  enum { THREADS = 64 };
+  pthread_t t[THREADS];
+  struct rlimit rl;
+  int i, fd;
+  ceiling_counter = find_counter("default-perfevent");
+  if (!ceiling_counter) return;
+  ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+  ck_assert(rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= 128);
+  rl.rlim_cur = 128; /* a ceiling of 32 events */
+  ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+  cpucycles_perf_set_opener(ceiling_open);
+  ck_assert_int_eq(pthread_barrier_init(&ceiling_barrier, 0, THREADS + 1), 0);
+  for (i = 0; i < THREADS; i++)
+    ck_assert_int_eq(pthread_create(&t[i], 0, read_and_wait, 0), 0);
+  pthread_barrier_wait(&ceiling_barrier);
+  ck_assert_int_eq(ceiling_opens, 32);
+  ck_assert_int_eq(ceiling_live(), 32);
+  fd = dup(0); /* the program still has descriptors */
+  ck_assert_int_ge(fd, 0);
+  close(fd);
+  pthread_barrier_wait(&ceiling_barrier);
+  for (i = 0; i < THREADS; i++) pthread_join(t[i], 0);
+  ck_assert_int_eq(ceiling_live(), 0);
+  pthread_barrier_destroy(&ceiling_barrier);
+}
+END_TEST
+
 START_TEST(fork_child_closes_every_threads_events)
 {
   const struct counter *c = find_counter("default-perfevent");
@@ -1028,26 +1391,32 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, page_sign_extends_pmc_width);
   tcase_add_test(tc, page_as_the_kernel_programs_it);
   tcase_add_test(tc, page_width_64_and_implausible_widths);
+  tcase_add_test(tc, page_sign_extends_pmc_width_40);
+  tcase_add_test(tc, page_multiplexed_is_not_scaled);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("open");
   tcase_add_test(tc, open_asks_for_user_cycles_of_this_thread_cloexec);
   tcase_add_test(tc, open_sets_cloexec_by_hand_on_old_kernels);
   tcase_add_test(tc, open_failure_leaves_nothing);
+  tcase_add_test(tc, open_falls_back_through_the_exclusions);
   tcase_add_test(tc, map_failure_closes_the_descriptor);
   tcase_add_test(tc, open_passes_config1);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("shared");
   tcase_add_test(tc, shared_setup_and_fast_read_use_page_and_rdpmc);
+  tcase_add_test(tc, shared_read_index_zero_for_a_moment);
   tcase_add_test(tc, shared_setup_refuses_without_cap_user_rdpmc);
   tcase_add_test(tc, shared_setup_without_rdpmc_is_a_perf_event);
+  tcase_add_test(tc, setup_retries_a_count_stuck_at_zero);
   tcase_add_test(tc, shared_read_opens_on_first_read_with_config1);
   tcase_add_test(tc, shared_read_refused_falls_back_once);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("counters");
   tcase_add_test(tc, setup_fails_when_open_fails);
+  tcase_add_test(tc, setup_records_each_open_errno);
   tcase_add_test(tc, perfevent_reads_releases_and_drops_at_fork);
   tcase_add_test(tc, perfevent_read_failure_falls_back_monotone);
   tcase_add_test(tc, perfpmc_refuses_without_cap_user_rdpmc);
@@ -1063,6 +1432,8 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, fallback_survives_a_huge_clock_offset);
   tcase_add_test(tc, fallback_in_a_time_namespace);
   tcase_add_test(tc, fork_child_closes_every_threads_events);
+  tcase_add_test(tc, ceiling_one_descriptor_per_live_thread);
+  tcase_add_test(tc, ceiling_a_quarter_of_the_descriptor_limit);
   tcase_add_test(tc, fork_child_counts_with_its_own_event);
   suite_add_tcase(s, tc);
 
