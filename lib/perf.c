@@ -18,6 +18,7 @@
 #include "counter.h"
 
 #include "osclock.h"
+#include "pmu.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -121,7 +122,7 @@ static int link_event(struct cpucycles_perf_event *ev)
   thread_events = ev;
   ev->all_next = all_events;
   all_events = ev;
-  held_events++;
+  held_events += 1 + ev->more;
   ev->linked = 1;
   return 0;
 }
@@ -140,7 +141,7 @@ static void unlink_event(struct cpucycles_perf_event *ev)
   for (p = &all_events; *p; p = &(*p)->all_next)
     if (*p == ev) {
       *p = ev->all_next;
-      held_events--;
+      held_events -= 1 + ev->more;
       break;
     }
   ev->next = 0;
@@ -185,15 +186,18 @@ static const unsigned char exclusions[4][2] = {
   { 1, 1 }, { 1, 0 }, { 0, 1 }, { 0, 0 }
 };
 
-static int open_cycles(unsigned long long config1)
+/* The event of type and config for the calling thread, through the
+ * exclusions. */
+static int open_cycles_as(unsigned int type, unsigned long long config,
+                          unsigned long long config1)
 {
   struct perf_event_attr attr;
   int fd, i;
 
   memset(&attr, 0, sizeof attr);
-  attr.type = PERF_TYPE_HARDWARE;
+  attr.type = type;
   attr.size = sizeof attr;
-  attr.config = PERF_COUNT_HW_CPU_CYCLES;
+  attr.config = config;
   /* PMU-specific: on arm64, user access (bit 1) and a 64-bit counter
    * (bit 0); see the counter that asks. */
   attr.config1 = config1;
@@ -215,6 +219,50 @@ static int open_cycles(unsigned long long config1)
   return -1;
 }
 
+static int open_cycles(unsigned long long config1)
+{
+  return open_cycles_as(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, config1);
+}
+
+/* ---- hybrid CPUs: one event per core PMU ----
+ *
+ * Looked for once, by the process's first successful open (the probe's,
+ * normally), under registry: every later open reads the result under
+ * registry too. */
+
+static struct cpucycles_pmu core_pmus[CPUCYCLES_PMU_MAX];
+static int core_pmus_found = -1; /* -1: not looked for yet */
+static const char *sysfs_root = "";
+
+void cpucycles_perf_set_sysfs_root(const char *root)
+{
+  sysfs_root = root ? root : "";
+  core_pmus_found = -1;
+}
+
+static void find_core_pmus_locked(void)
+{
+  if (core_pmus_found < 0)
+    core_pmus_found = cpucycles_pmu_discover(sysfs_root, core_pmus,
+                                             CPUCYCLES_PMU_MAX);
+}
+
+/* The cycles event of core PMU p for the calling thread: the generic
+ * hardware event with p's type in config's upper half (hybrid x86 since
+ * Linux 5.13, Arm PMUs since later), else p's own cycles event as sysfs
+ * describes it, for kernels that refuse the extended type (EINVAL,
+ * ENOENT, EOPNOTSUPP). */
+static int open_on_pmu(const struct cpucycles_pmu *p, unsigned long long config1)
+{
+  int fd = open_cycles_as(PERF_TYPE_HARDWARE,
+                          PERF_COUNT_HW_CPU_CYCLES |
+                            (unsigned long long) p->type << 32,
+                          config1);
+  if (fd >= 0 || !p->has_raw) return fd;
+  if (errno != EINVAL && errno != ENOENT && errno != EOPNOTSUPP) return -1;
+  return open_cycles_as(p->type, p->raw, config1);
+}
+
 static long events_ceiling(void)
 {
   struct rlimit rl;
@@ -225,14 +273,86 @@ static long events_ceiling(void)
   return (long) (rl.rlim_cur / 4);
 }
 
+static size_t page_size(void)
+{
+  long pagesize = sysconf(_SC_PAGESIZE);
+  return pagesize > 0 ? (size_t) pagesize : 4096;
+}
+
+/* One page of event fd: the self-monitoring header, no ring buffer.
+ * Returns it, or 0 with errno set. */
+static void *map_page_of(int fd)
+{
+  void *page = mmap(0, page_size(), PROT_READ, MAP_SHARED, fd, 0);
+  return page == MAP_FAILED ? 0 : page;
+}
+
+/* Close what open_each_locked() had opened when it failed, keeping errno. */
+static void undo_opens(const int *fds, void *const *pages, int n)
+{
+  int err = errno;
+  while (n-- > 0) {
+    if (pages[n]) munmap(pages[n], page_size());
+    close(fds[n]);
+  }
+  errno = err;
+}
+
+/* A hybrid CPU: one event per core PMU, all or none. */
+static int open_each_locked(struct cpucycles_perf_event *ev, int map_page,
+                            unsigned long long config1)
+{
+  int fds[CPUCYCLES_PMU_MAX] = { 0 };
+  void *pages[CPUCYCLES_PMU_MAX] = { 0 };
+  int i, n = core_pmus_found;
+
+  if (n > CPUCYCLES_PMU_MAX) {
+    errno = ENOSPC; /* setup says why: CPUCYCLES_PERF_REFUSAL_PMUS */
+    return -1;
+  }
+  if (held_events > events_ceiling() - n) {
+    errno = EMFILE;
+    return -1;
+  }
+  for (i = 0; i < n; i++) {
+    fds[i] = open_on_pmu(&core_pmus[i], config1);
+    if (fds[i] < 0) {
+      undo_opens(fds, pages, i);
+      return -1;
+    }
+    pages[i] = 0;
+    if (map_page && !(pages[i] = map_page_of(fds[i]))) {
+      undo_opens(fds, pages, i + 1);
+      return -1;
+    }
+  }
+  ev->fd = fds[0];
+  ev->page = pages[0];
+  ev->more = n - 1;
+  for (i = 1; i < n; i++) {
+    ev->more_fd[i - 1] = fds[i];
+    ev->more_page[i - 1] = pages[i];
+  }
+  if (link_event(ev) != 0) {
+    ev->more = 0;
+    ev->fd = -1;
+    ev->page = 0;
+    undo_opens(fds, pages, n);
+    return -1;
+  }
+  ev->state = CPUCYCLES_PERF_OPEN_EACH_PMU;
+  return 0;
+}
+
 static int open_locked(struct cpucycles_perf_event *ev, int map_page,
                        unsigned long long config1)
 {
   void *page = 0;
-  long pagesize;
   int fd;
 
   close_locked(ev);
+
+  if (core_pmus_found >= 2) return open_each_locked(ev, map_page, config1);
 
   /* The ceiling: one descriptor per thread is ours, but a program with
    * thousands of threads must keep its own descriptors.  Hold at most a
@@ -246,21 +366,26 @@ static int open_locked(struct cpucycles_perf_event *ev, int map_page,
   fd = open_cycles(config1);
   if (fd < 0) return -1;
 
-  if (map_page) {
-    /* One page: the self-monitoring header, no ring buffer. */
-    pagesize = sysconf(_SC_PAGESIZE);
-    if (pagesize <= 0) pagesize = 4096;
-    page = mmap(0, (size_t) pagesize, PROT_READ, MAP_SHARED, fd, 0);
-    if (page == MAP_FAILED) {
+  /* The process's first event: now that the kernel gives one, is the CPU
+   * hybrid?  (Looked for here, not before, so that a machine without
+   * user-space perf events never reads sysfs for it.) */
+  if (core_pmus_found < 0) {
+    find_core_pmus_locked();
+    if (core_pmus_found >= 2) {
       close(fd);
-      return -1;
+      return open_each_locked(ev, map_page, config1);
     }
+  }
+
+  if (map_page && !(page = map_page_of(fd))) {
+    close(fd);
+    return -1;
   }
 
   ev->fd = fd;
   ev->page = page;
   if (link_event(ev) != 0) {
-    if (page) munmap(page, (size_t) sysconf(_SC_PAGESIZE));
+    if (page) munmap(page, page_size());
     close(fd);
     ev->fd = -1;
     ev->page = 0;
@@ -268,6 +393,17 @@ static int open_locked(struct cpucycles_perf_event *ev, int map_page,
   }
   ev->state = CPUCYCLES_PERF_OPEN;
   return 0;
+}
+
+int cpucycles_perf_core_pmus(void)
+{
+  sigset_t saved;
+  int found;
+
+  lock_registry(&saved);
+  found = core_pmus_found;
+  unlock_registry(&saved);
+  return found;
 }
 
 int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page,
@@ -293,20 +429,62 @@ int cpucycles_perf_open_once(struct cpucycles_perf_event *ev, int map_page,
 
 /* ---- closing ---- */
 
+static int is_open(const struct cpucycles_perf_event *ev)
+{
+  return ev->state == CPUCYCLES_PERF_OPEN ||
+         ev->state == CPUCYCLES_PERF_OPEN_EACH_PMU;
+}
+
+/* Event i of ev's (0: fd and page; then more_fd and more_page). */
+static int *fd_of(struct cpucycles_perf_event *ev, int i)
+{
+  return i == 0 ? &ev->fd : &ev->more_fd[i - 1];
+}
+
+static volatile struct perf_event_mmap_page **page_of(
+    struct cpucycles_perf_event *ev, int i)
+{
+  return i == 0 ? &ev->page : &ev->more_page[i - 1];
+}
+
+/* Close every descriptor of an open ev (not its pages): fd -1. */
+static void close_fds(struct cpucycles_perf_event *ev)
+{
+  int i;
+  if (!is_open(ev)) return;
+  for (i = 0; i <= ev->more; i++) {
+    int *fd = fd_of(ev, i);
+    if (*fd >= 0) close(*fd);
+    *fd = -1;
+  }
+}
+
 static void forget(struct cpucycles_perf_event *ev)
 {
+  int i;
   ev->state = CPUCYCLES_PERF_UNOPENED;
   ev->fd = -1;
   ev->page = 0;
   ev->fast = 0;
+  for (i = 0; i < ev->more; i++) {
+    ev->more_fd[i] = -1;
+    ev->more_page[i] = 0;
+  }
+  ev->more = 0;
 }
 
 static void close_locked(struct cpucycles_perf_event *ev)
 {
+  int i;
+
   unlink_event(ev);
-  if (ev->state == CPUCYCLES_PERF_OPEN) {
-    if (ev->page) munmap((void *) ev->page, (size_t) sysconf(_SC_PAGESIZE));
-    if (ev->fd >= 0) close(ev->fd);
+  if (is_open(ev)) {
+    for (i = 0; i <= ev->more; i++) {
+      volatile struct perf_event_mmap_page **page = page_of(ev, i);
+      if (*page) munmap((void *) *page, page_size());
+      *page = 0;
+    }
+    close_fds(ev);
   }
   forget(ev);
 }
@@ -317,7 +495,7 @@ void cpucycles_perf_close(struct cpucycles_perf_event *ev)
 
   /* Nothing open, nothing listed (a failed setup, a FALLBACK thread): no
    * other thread ever changes this thread's event, so no lock is needed. */
-  if (!ev->linked && ev->state != CPUCYCLES_PERF_OPEN) {
+  if (!ev->linked && !is_open(ev)) {
     forget(ev);
     return;
   }
@@ -352,7 +530,7 @@ static void drop_inherited_locked(void)
 
   for (ev = all_events; ev; ev = next) {
     next = ev->all_next;
-    if (ev->state == CPUCYCLES_PERF_OPEN && ev->fd >= 0) close(ev->fd);
+    close_fds(ev);
     ev->next = 0;
     ev->all_next = 0;
     ev->linked = 0;
@@ -403,8 +581,7 @@ __attribute__((destructor)) static void unload(void)
   while (thread_events) close_locked(thread_events);
   for (ev = all_events; ev; ev = next) {
     next = ev->all_next;
-    if (ev->state == CPUCYCLES_PERF_OPEN && ev->fd >= 0) close(ev->fd);
-    ev->fd = -1;
+    close_fds(ev);
     ev->next = 0;
     ev->all_next = 0;
     ev->linked = 0;
@@ -467,6 +644,63 @@ long long cpucycles_perf_fallback(void)
                       (unsigned long long) ((double) t.tv_nsec * (double) persecond / 1e9));
 }
 
+/* One event's count on a hybrid CPU, through its page as
+ * <linux/perf_event.h> prescribes: the offset, plus the hardware counter
+ * when the event is on one (index != 0).  Off the hardware, because the
+ * thread runs on another core type (or the event is multiplexed out), the
+ * kernel left the event's whole count in the offset when it took the
+ * event off.  Returns -1 when the page offers no user reads (an offset
+ * alone could be stale) or gives an implausible pmc_width. */
+static int page_count(const volatile struct perf_event_mmap_page *pg,
+                      cpucycles_perf_rdpmc_fn rdpmc, long long *out)
+{
+  unsigned int seq, index, width = 64;
+  unsigned long long offset, pmc;
+
+  do {
+    seq = pg->lock;
+    __asm__ __volatile__("" ::: "memory");
+    if (!pg->cap_user_rdpmc) return -1;
+    index = pg->index;
+    offset = (unsigned long long) pg->offset;
+    pmc = 0;
+    if (index != 0) {
+      width = pg->pmc_width;
+      if (width == 0 || width > 64) return -1;
+      pmc = rdpmc(index - 1);
+    }
+    __asm__ __volatile__("" ::: "memory");
+  } while (pg->lock != seq);
+
+  if (index != 0) {
+    pmc <<= 64 - width;
+    pmc = (unsigned long long) ((long long) pmc >> (64 - width));
+  }
+  *out = (long long) (offset + pmc);
+  return 0;
+}
+
+/* The sum of ev's events, one per core PMU (one event: its count).
+ * Returns 0 and the sum in *out, or -1 when a descriptor does not
+ * answer. */
+static int read_each(struct cpucycles_perf_event *ev,
+                     cpucycles_perf_rdpmc_fn rdpmc, long long *out)
+{
+  unsigned long long sum = 0;
+  long long count;
+  int i;
+
+  for (i = 0; i <= ev->more; i++) {
+    const volatile struct perf_event_mmap_page *page = *page_of(ev, i);
+    if (!(rdpmc && page && page_count(page, rdpmc, &count) == 0) &&
+        cpucycles_perf_read_fd(*fd_of(ev, i), &count) != 0)
+      return -1;
+    sum += (unsigned long long) count;
+  }
+  *out = (long long) sum;
+  return 0;
+}
+
 long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
                               cpucycles_perf_rdpmc_fn rdpmc,
                               unsigned long long config1)
@@ -478,11 +712,15 @@ long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
     if (rdpmc && cpucycles_perf_page_read(ev->page, rdpmc, &count) == 0)
       return count;
     if (cpucycles_perf_read_fd(ev->fd, &count) == 0) return count;
-    /* The descriptor stopped answering: from now on this thread reads the
-     * clock, so that its values stay in one unit. */
-    cpucycles_perf_close(ev);
-    ev->state = CPUCYCLES_PERF_FALLBACK;
+  } else if (ev->state == CPUCYCLES_PERF_OPEN_EACH_PMU) {
+    if (read_each(ev, rdpmc, &count) == 0) return count;
+  } else {
+    return cpucycles_perf_fallback();
   }
+  /* A descriptor stopped answering: from now on this thread reads the
+   * clock, so that its values stay in one unit. */
+  cpucycles_perf_close(ev);
+  ev->state = CPUCYCLES_PERF_FALLBACK;
   return cpucycles_perf_fallback();
 }
 
@@ -508,23 +746,31 @@ static void spin(void)
   for (i = 0; i < 1000; i++) { }
 }
 
+/* Each of ev's descriptors through the ioctl. */
+static void ioctl_each(struct cpucycles_perf_event *ev, unsigned long request)
+{
+  int i;
+  for (i = 0; i <= ev->more; i++) perf_ioctl(*fd_of(ev, i), request);
+}
+
 /* The probe's read(2) of a fresh event, which must count.  Some kernels
  * (seen on AWS Graviton 3) hand out an event whose read(2) stays at 0:
  * read again after some work, then disable, reset and re-enable the event
- * and read once more.  Returns 0 with a count in *out, -1 when a read
- * fails (errno set), 1 when the count is still 0. */
-static int read_moving(int fd, long long *out)
+ * and read once more.  (On a hybrid CPU: the sum of the thread's events,
+ * and each of them disabled, reset and enabled.)  Returns 0 with a count
+ * in *out, -1 when a read fails (errno set), 1 when the count is still 0. */
+static int read_moving(struct cpucycles_perf_event *ev, long long *out)
 {
-  if (cpucycles_perf_read_fd(fd, out) != 0) return -1;
+  if (read_each(ev, 0, out) != 0) return -1;
   if (*out != 0) return 0;
   spin();
-  if (cpucycles_perf_read_fd(fd, out) != 0) return -1;
+  if (read_each(ev, 0, out) != 0) return -1;
   if (*out != 0) return 0;
-  perf_ioctl(fd, PERF_EVENT_IOC_DISABLE);
-  perf_ioctl(fd, PERF_EVENT_IOC_RESET);
-  perf_ioctl(fd, PERF_EVENT_IOC_ENABLE);
+  ioctl_each(ev, PERF_EVENT_IOC_DISABLE);
+  ioctl_each(ev, PERF_EVENT_IOC_RESET);
+  ioctl_each(ev, PERF_EVENT_IOC_ENABLE);
   spin();
-  if (cpucycles_perf_read_fd(fd, out) != 0) return -1;
+  if (read_each(ev, 0, out) != 0) return -1;
   return *out != 0 ? 0 : 1;
 }
 
@@ -534,27 +780,35 @@ int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
                          struct counter_info *info)
 {
   long long count;
+  int i;
 
-  if (cpucycles_perf_open(ev, rdpmc != 0, config1) != 0)
+  if (cpucycles_perf_open(ev, rdpmc != 0, config1) != 0) {
+    if (errno == ENOSPC && cpucycles_perf_core_pmus() > CPUCYCLES_PMU_MAX)
+      return counter_refuse(info, CPUCYCLES_PERF_REFUSAL_PMUS, 0);
     return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_OPEN, errno);
+  }
   if (rdpmc) {
     /* Without user reads (x86: sysfs rdpmc 0; arm64: perf_user_access 0;
      * RISC-V: perf_user_access 0; or a hypervisor that does not offer
-     * them) every read would be a read(2): default-perfevent's job. */
-    if (!ev->page->cap_user_rdpmc) {
-      cpucycles_perf_close(ev);
-      return counter_refuse(info, CPUCYCLES_REFUSAL_NO_USER_RDPMC, 0);
-    }
+     * them) every read would be a read(2): default-perfevent's job.  On
+     * a hybrid CPU, every core PMU's event must offer them. */
+    for (i = 0; i <= ev->more; i++)
+      if (!(*page_of(ev, i))->cap_user_rdpmc) {
+        cpucycles_perf_close(ev);
+        return counter_refuse(info, CPUCYCLES_REFUSAL_NO_USER_RDPMC, 0);
+      }
     /* Try the instruction now (unless the event is momentarily off the
      * hardware, index 0): the probe catches the fault. */
-    if (cpucycles_perf_page_read(ev->page, rdpmc, &count) != 0 &&
-        cpucycles_perf_read_fd(ev->fd, &count) != 0) {
+    if (ev->state == CPUCYCLES_PERF_OPEN_EACH_PMU
+          ? read_each(ev, rdpmc, &count) != 0
+          : cpucycles_perf_page_read(ev->page, rdpmc, &count) != 0 &&
+              cpucycles_perf_read_fd(ev->fd, &count) != 0) {
       int err = errno;
       cpucycles_perf_close(ev);
       return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_READ, err);
     }
   } else {
-    int r = read_moving(ev->fd, &count);
+    int r = read_moving(ev, &count);
     if (r != 0) {
       int err = errno;
       cpucycles_perf_close(ev);

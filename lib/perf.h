@@ -1,5 +1,5 @@
 /* perf.h: what the perf_event counters (amd64-perfpmc, amd64-perfpmcff,
- * arm64-perfpmc, riscv64-perfrdcycle, default-perfevent) share.  See
+ * arm64-perfpmc, riscv32/64-perfrdcycle, default-perfevent) share.  See
  * doc/perf-counters.md.
  *
  * A perf cycles event opened with perf_event_open(pid 0, cpu -1) counts the
@@ -37,17 +37,22 @@
 #include <time.h>
 #include <linux/perf_event.h>
 
+#include "pmu.h"
+
 /* Where a thread's event stands. */
 enum {
   CPUCYCLES_PERF_UNOPENED = 0, /* not tried yet in this thread (or dropped) */
   CPUCYCLES_PERF_OPEN,         /* fd (and page, when asked for) are ours */
-  CPUCYCLES_PERF_FALLBACK      /* the kernel refused this thread an event:
+  CPUCYCLES_PERF_FALLBACK,     /* the kernel refused this thread an event:
                                   reads answer cpucycles_perf_fallback() */
+  CPUCYCLES_PERF_OPEN_EACH_PMU /* a hybrid CPU: fd/page and more_fd/
+                                  more_page, one event per core PMU; a
+                                  read is their sum */
 };
 
 /* One thread's event.  All zero means "not opened yet", so that a
  * static __thread instance needs no initialiser: the fd is meaningful only
- * in state OPEN. */
+ * in state OPEN or OPEN_EACH_PMU. */
 struct cpucycles_perf_event {
   int state;
   int fd;
@@ -57,6 +62,11 @@ struct cpucycles_perf_event {
   int linked;                                 /* on those lists */
   int fast;   /* the counter's own note that its hot path may be taken;
                  cleared whenever the event is closed or dropped */
+  /* OPEN_EACH_PMU: the events on the second and further core PMUs (the
+   * first is fd and page); more is their number, 0 otherwise. */
+  int more;
+  int more_fd[CPUCYCLES_PMU_MAX - 1];
+  volatile struct perf_event_mmap_page *more_page[CPUCYCLES_PMU_MAX - 1];
 };
 
 /* How a counter reads hardware counter number `counter` (the page's
@@ -82,7 +92,16 @@ void cpucycles_perf_set_opener(cpucycles_perf_open_fn open_fn);
  * map_page, also map its self-monitoring page.  Registers ev for closing
  * at thread exit.  Returns 0, or -1 with ev UNOPENED and nothing left
  * open; -1 with EMFILE, without a system call, when the process's events
- * already number a quarter of the soft RLIMIT_NOFILE (at least 16). */
+ * already number a quarter of the soft RLIMIT_NOFILE (at least 16).
+ *
+ * The first open that succeeds in the process also looks for the core
+ * PMUs (pmu.h).  Where there are two or more (a hybrid CPU), a plain
+ * cycles event would count on one core type only, so each open makes
+ * ev OPEN_EACH_PMU instead: one event per core PMU, each with the
+ * extended hardware type (config PERF_COUNT_HW_CPU_CYCLES | type << 32),
+ * or, where the kernel refuses that, the PMU's own cycles event from
+ * sysfs; -1 unless every core PMU gives one, or (errno ENOSPC) when there
+ * are more than CPUCYCLES_PMU_MAX core PMUs. */
 int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page,
                         unsigned long long config1);
 
@@ -143,6 +162,26 @@ void cpucycles_perf_set_ioctl(cpucycles_perf_ioctl_fn ioctl_fn);
 #define CPUCYCLES_PERF_REFUSAL_STUCK \
   "perf event count stuck at 0, also after disable and enable"
 
+/* setup's refusal on a CPU with more core PMUs than a thread opens
+ * events on. */
+#define CPUCYCLES_PERF_REFUSAL_PMUS \
+  "more core PMUs than the perf counters open events on"
+
+/* amd64-perfpmcff's refusal on a hybrid CPU. */
+#define CPUCYCLES_PERF_REFUSAL_HYBRID \
+  "a hybrid CPU: the fixed counter counts one core type only"
+
+/* Where the core PMUs are looked for: ROOT/sys/bus/event_source/devices
+ * (0 or "": the real system), and the look forgotten, so that the next
+ * open looks again.  A seam for tests; the library never calls it.  Not
+ * thread-safe. */
+void cpucycles_perf_set_sysfs_root(const char *root);
+
+/* How many core PMUs the process's first successful open found (more
+ * than CPUCYCLES_PMU_MAX included): the number of events a thread opens
+ * is this when it is 2 or more, else 1.  -1 before that open. */
+int cpucycles_perf_core_pmus(void);
+
 struct counter_info;
 
 /* The complete read of a per-thread perf counter, fast or not: opens the
@@ -151,7 +190,15 @@ struct counter_info;
  * else with read(2); a descriptor that stops answering is closed and the
  * thread reads cpucycles_perf_fallback() from then on, so that its values
  * stay in one unit.  With rdpmc 0 (default-perfevent) there is no page:
- * read(2) only.  The slow path of cpucycles_perf_read_fast(). */
+ * read(2) only.  The slow path of cpucycles_perf_read_fast().
+ *
+ * OPEN_EACH_PMU (a hybrid CPU) reads the sum of the thread's events:
+ * the one active on this CPU's core type through its page and rdpmc, the
+ * others from their pages' offsets, which hold their counts while they
+ * are off the hardware (index 0), as <linux/perf_event.h> prescribes;
+ * read(2) for a page that offers no user reads, or without rdpmc.  Every
+ * event's count only grows, so the sum does too, whichever way the thread
+ * migrates, even between two of the page reads. */
 long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
                               cpucycles_perf_rdpmc_fn rdpmc,
                               unsigned long long config1);
@@ -165,7 +212,10 @@ long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
  * refuses the instruction after all.  Without rdpmc the counter is of kind
  * perf event, and its read(2) must count: a count still 0 after a second
  * read, and after PERF_EVENT_IOC_DISABLE, _RESET and _ENABLE and a third,
- * refuses it (CPUCYCLES_PERF_REFUSAL_STUCK).  Neither is scaled nor 32-bit. */
+ * refuses it (CPUCYCLES_PERF_REFUSAL_STUCK).  Neither is scaled nor 32-bit.
+ * On a hybrid CPU each of the thread's events must pass these checks (the
+ * count is their sum); more core PMUs than CPUCYCLES_PMU_MAX refuse it
+ * (CPUCYCLES_PERF_REFUSAL_PMUS). */
 int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
                          cpucycles_perf_rdpmc_fn rdpmc,
                          unsigned long long config1,
@@ -217,7 +267,9 @@ static inline int cpucycles_perf_page_read(
 }
 
 /* The hot path of the *-perfpmc counters: the page read when the thread's
- * event is open and the page allows it, else cpucycles_perf_read().  A
+ * event is open and the page allows it, else cpucycles_perf_read() (also
+ * a hybrid CPU's OPEN_EACH_PMU: one state test, and a machine with one
+ * core type pays nothing more for the other's events).  A
  * counter calls it from its read function with its own TLS event and its
  * own static inline rdpmc; both are compile-time constants there, so this,
  * the page loop and the instruction all inline into the counter's read:

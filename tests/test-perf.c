@@ -27,13 +27,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ftw.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "counter.h"
 #include "perf.h"
+#include "pmu.h"
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 
@@ -246,6 +249,7 @@ static long long pipe_first_value; /* written into each new pipe */
 static long long pipe_values[4];   /* or these, when pipe_nvalues > 0 */
 static int pipe_nvalues;
 static int pipe_writer = -1;       /* write end of the latest pipe */
+static int pipe_writers[MAX_OPENED]; /* and of each, by open */
 static struct perf_event_mmap_page page_template;
 
 static void note_call(struct perf_event_attr *attr, pid_t pid, int cpu,
@@ -290,6 +294,7 @@ static int pipe_open(struct perf_event_attr *attr, pid_t pid, int cpu,
     abort();
   }
   pipe_writer = p[1];
+  if (open_calls < MAX_OPENED) pipe_writers[open_calls] = p[1];
   return note_fd(p[0]);
 }
 
@@ -1326,6 +1331,630 @@ START_TEST(fork_child_counts_with_its_own_event)
 }
 END_TEST
 
+/* ---- hybrid CPUs: the core PMUs, and one event on each ---- */
+
+/* A fake sysfs tree, under a temporary directory: tests plant
+ * sys/bus/event_source/devices/PMU/FILE in it. */
+static char tree[64];
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+                        struct FTW *ftw)
+{
+  (void) st; (void) flag; (void) ftw;
+  remove(path);
+  return 0;
+}
+
+static void remove_tree(void)
+{
+  if (tree[0]) nftw(tree, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void make_tree(void)
+{
+  strcpy(tree, "/tmp/cpucycles-test-pmu-XXXXXX");
+  ck_assert(mkdtemp(tree) != 0);
+  atexit(remove_tree);
+}
+
+/* Write text to TREE/sys/bus/event_source/devices/path, making the
+ * directories on the way. */
+static void plant(const char *path, const char *text)
+{
+  char full[512];
+  char *slash;
+  FILE *f;
+  snprintf(full, sizeof full, "%s/sys/bus/event_source/devices/%s", tree, path);
+  for (slash = strchr(full + strlen(tree) + 1, '/'); slash;
+       slash = strchr(slash + 1, '/')) {
+    *slash = 0;
+    mkdir(full, 0755);
+    *slash = '/';
+  }
+  f = fopen(full, "w");
+  ck_assert(f != 0);
+  fputs(text, f);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+/* A core PMU as Linux describes it: type, cpus, and its cycles event. */
+static void plant_core_pmu(const char *name, const char *type, const char *cpus,
+                           const char *cycles_file, const char *cycles,
+                           const char *event_format)
+{
+  char path[256];
+  snprintf(path, sizeof path, "%s/type", name);
+  plant(path, type);
+  snprintf(path, sizeof path, "%s/cpus", name);
+  plant(path, cpus);
+  if (cycles_file) {
+    snprintf(path, sizeof path, "%s/events/%s", name, cycles_file);
+    plant(path, cycles);
+    snprintf(path, sizeof path, "%s/format/event", name);
+    plant(path, event_format);
+  }
+}
+
+/* An Intel hybrid CPU (Alder Lake), with the PMUs that are not core PMUs
+ * beside it: cpumask instead of cpus, or neither. */
+static void plant_alder_lake(void)
+{
+  make_tree();
+  plant_core_pmu("cpu_core", "4\n", "0-15\n", "cpu-cycles", "event=0x3c\n",
+                 "config:0-7\n");
+  plant("cpu_core/format/umask", "config:8-15\n");
+  plant_core_pmu("cpu_atom", "10\n", "16-23\n", "cpu-cycles", "event=0x3c\n",
+                 "config:0-7\n");
+  plant("software/type", "1\n");
+  plant("tracepoint/type", "2\n");
+  plant("uncore_imc_free_running_0/type", "13\n");
+  plant("uncore_imc_free_running_0/cpumask", "0\n");
+  plant("power/type", "11\n");
+  plant("power/cpumask", "0\n");
+  plant("msr/type", "12\n");
+  /* a PMU whose CPUs are all offline */
+  plant("cpu_lowpower/type", "14\n");
+  plant("cpu_lowpower/cpus", "\n");
+}
+
+START_TEST(pmus_are_the_ones_with_type_and_cpus)
+{
+  struct cpucycles_pmu pmus[CPUCYCLES_PMU_MAX];
+  plant_alder_lake();
+  ck_assert_int_eq(cpucycles_pmu_discover(tree, pmus, CPUCYCLES_PMU_MAX), 2);
+  /* in order of type, whatever order the directory lists them in */
+  ck_assert_str_eq(pmus[0].name, "cpu_core");
+  ck_assert_uint_eq(pmus[0].type, 4);
+  ck_assert_int_eq(pmus[0].has_raw, 1);
+  ck_assert_uint_eq(pmus[0].raw, 0x3c);
+  ck_assert_str_eq(pmus[1].name, "cpu_atom");
+  ck_assert_uint_eq(pmus[1].type, 10);
+  ck_assert_uint_eq(pmus[1].raw, 0x3c);
+}
+END_TEST
+
+START_TEST(pmus_of_machines_with_one_core_type)
+{
+  struct cpucycles_pmu pmus[CPUCYCLES_PMU_MAX];
+  make_tree();
+  /* x86 that is not hybrid: its cpu PMU has no cpus file */
+  plant("cpu/type", "4\n");
+  plant("cpu/rdpmc", "1\n");
+  plant("software/type", "1\n");
+  ck_assert_int_eq(cpucycles_pmu_discover(tree, pmus, CPUCYCLES_PMU_MAX), 0);
+  /* an Arm server: one PMU, with cpus (a list longer than a page of
+   * sysfs text would be cut, never mind), and its event named cpu_cycles */
+  {
+    char cpus[2000];
+    int i, at = 0;
+    for (i = 0; i < 256; i++) at += snprintf(cpus + at, sizeof cpus - (size_t) at, "%d,", 2 * i);
+    cpus[at - 1] = '\n';
+    plant_core_pmu("armv8_pmuv3_0", "8\n", cpus, "cpu_cycles",
+                   "event=0x0011\n", "config:0-15\n");
+  }
+  ck_assert_int_eq(cpucycles_pmu_discover(tree, pmus, CPUCYCLES_PMU_MAX), 1);
+  ck_assert_str_eq(pmus[0].name, "armv8_pmuv3_0");
+  ck_assert_uint_eq(pmus[0].type, 8);
+  ck_assert_uint_eq(pmus[0].raw, 0x11);
+  /* no sysfs at all */
+  ck_assert_int_eq(cpucycles_pmu_discover("/nonexistent-root", pmus,
+                                          CPUCYCLES_PMU_MAX), 0);
+}
+END_TEST
+
+START_TEST(pmus_beyond_the_maximum_are_counted)
+{
+  struct cpucycles_pmu pmus[CPUCYCLES_PMU_MAX];
+  static const char *const types[] = { "21\n", "7\n", "30\n", "9\n", "8\n" };
+  char name[32];
+  int i;
+  make_tree();
+  for (i = 0; i < 5; i++) {
+    snprintf(name, sizeof name, "armv9_cluster%d", i);
+    plant_core_pmu(name, types[i], "0\n", 0, 0, 0);
+  }
+  plant("armv9_badtype/type", "4294967296\n"); /* not a 32-bit type */
+  plant("armv9_badtype/cpus", "0\n");
+  plant("armv9_notype/cpus", "0\n");
+  ck_assert_int_eq(cpucycles_pmu_discover(tree, pmus, CPUCYCLES_PMU_MAX), 5);
+  /* the smallest types are kept, in order */
+  ck_assert_uint_eq(pmus[0].type, 7);
+  ck_assert_uint_eq(pmus[1].type, 8);
+  ck_assert_uint_eq(pmus[2].type, 9);
+  ck_assert_uint_eq(pmus[3].type, 21);
+  ck_assert_int_eq(pmus[0].has_raw, 0);
+}
+END_TEST
+
+START_TEST(event_descriptions_become_config)
+{
+  unsigned long long config;
+  make_tree();
+  plant("p/format/event", "config:0-7,32-35\n");
+  plant("p/format/umask", "config:8-15\n");
+  plant("p/format/edge", "config:18\n");
+  plant("p/format/rdpmc", "config1:1\n");
+  plant("p/format/wide", "config:0-63\n");
+  ck_assert_int_eq(cpucycles_pmu_event_config(tree, "p", "event=0x3c", &config), 0);
+  ck_assert_uint_eq(config, 0x3c);
+  ck_assert_int_eq(cpucycles_pmu_event_config(tree, "p", "event=0xc0,umask=0x01", &config), 0);
+  ck_assert_uint_eq(config, 0x1c0);
+  /* a field in two ranges: the low bits first */
+  ck_assert_int_eq(cpucycles_pmu_event_config(tree, "p", "event=0x1ab", &config), 0);
+  ck_assert_uint_eq(config, 0xabULL | 1ULL << 32);
+  ck_assert_int_eq(cpucycles_pmu_event_config(tree, "p", "event=60,edge", &config), 0);
+  ck_assert_uint_eq(config, 60 | 1ULL << 18);
+  ck_assert_int_eq(cpucycles_pmu_event_config(tree, "p", "wide=0xffffffffffffffff", &config), 0);
+  ck_assert_uint_eq(config, ~0ULL);
+  /* a zero changes nothing, even in a field nobody describes */
+  ck_assert_int_eq(cpucycles_pmu_event_config(tree, "p", "event=0x11,cmask=0", &config), 0);
+  ck_assert_uint_eq(config, 0x11);
+  config = 12345;
+  /* refused: too wide for its field, outside attr.config, unknown,
+   * malformed, or out of the PMU's directory; config untouched */
+  ck_assert_int_eq(cpucycles_pmu_event_config(tree, "p", "event=0x1000", &config), -1);
+  ck_assert_int_eq(cpucycles_pmu_event_config(tree, "p", "event=1,rdpmc=1", &config), -1);
+  ck_assert_int_eq(cpucycles_pmu_event_config(tree, "p", "cmask=2", &config), -1);
+  ck_assert_int_eq(cpucycles_pmu_event_config(tree, "p", "event=zz", &config), -1);
+  ck_assert_int_eq(cpucycles_pmu_event_config(tree, "p", "event=", &config), -1);
+  ck_assert_int_eq(cpucycles_pmu_event_config(tree, "p", "event=0x3c,,", &config), -1);
+  ck_assert_int_eq(cpucycles_pmu_event_config(tree, "p", "", &config), -1);
+  ck_assert_int_eq(cpucycles_pmu_event_config(tree, "p", "event=99999999999999999999", &config), -1);
+  ck_assert_int_eq(cpucycles_pmu_event_config(tree, "p", "../p/format/event=1", &config), -1);
+  ck_assert_int_eq(cpucycles_pmu_event_config(tree, "../p", "event=1", &config), -1);
+  ck_assert_uint_eq(config, 12345);
+}
+END_TEST
+
+/* memfd_open, noting each event's type and config. */
+#define MAX_ATTRS 16
+static struct perf_event_attr attrs[MAX_ATTRS];
+static int refuse_extended; /* PERF_TYPE_HARDWARE with a type: ENOENT */
+
+static int hybrid_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+                       int group_fd, unsigned long flags)
+{
+  if (open_calls < MAX_ATTRS) attrs[open_calls] = *attr;
+  if (refuse_extended && attr->type == PERF_TYPE_HARDWARE && attr->config >> 32) {
+    note_call(attr, pid, cpu, group_fd, flags);
+    open_calls++;
+    errno = ENOENT;
+    return -1;
+  }
+  return memfd_open(attr, pid, cpu, group_fd, flags);
+}
+
+/* What the kernel writes into event fd's page. */
+static void set_page(int fd, unsigned int index, long long offset)
+{
+  struct perf_event_mmap_page pg;
+  ck_assert_int_eq(pread(fd, &pg, sizeof pg, 0), (ssize_t) sizeof pg);
+  pg.lock += 2;
+  pg.index = index;
+  pg.offset = offset;
+  ck_assert_int_eq(pwrite(fd, &pg, sizeof pg, 0), (ssize_t) sizeof pg);
+}
+
+/* The thread migrates between a P-core and an E-core and back, and the
+ * sum of its two events' counts goes on growing: the event of the core
+ * type it runs on through rdpmc, the other from its page's offset. */
+START_TEST(hybrid_reads_the_sum_across_migrations)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  struct counter_info info;
+  int core_fd, atom_fd;
+  plant_alder_lake();
+  cpucycles_perf_set_sysfs_root(tree);
+  cpucycles_perf_set_opener(hybrid_open);
+  /* on a P-core: its event on counter 3 (index 4), the E-core's off */
+  fake_page_template(0, 0, 1);
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, fake_rdpmc, 0, &info), 0);
+  ck_assert_int_eq(cpucycles_perf_core_pmus(), 2);
+  /* the plain event that told us the kernel gives events, then one per
+   * core PMU with the extended type */
+  ck_assert_int_eq(open_calls, 3);
+  /* closed (its number may have been handed out again at once) */
+  ck_assert(fd_is_closed(opened[0]) || opened[0] == opened[1]);
+  ck_assert_uint_eq(attrs[1].type, PERF_TYPE_HARDWARE);
+  ck_assert_uint_eq(attrs[1].config, PERF_COUNT_HW_CPU_CYCLES | 4ULL << 32);
+  ck_assert_uint_eq(attrs[2].type, PERF_TYPE_HARDWARE);
+  ck_assert_uint_eq(attrs[2].config, PERF_COUNT_HW_CPU_CYCLES | 10ULL << 32);
+  ck_assert_int_eq(attrs[2].exclude_kernel, 1);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN_EACH_PMU);
+  ck_assert_int_eq(ev.more, 1);
+  ck_assert_int_eq(info.kind, COUNTER_ONCORE);
+  core_fd = ev.fd;
+  atom_fd = ev.more_fd[0];
+  ck_assert_int_eq(core_fd, opened[1]);
+  ck_assert_int_eq(atom_fd, opened[2]);
+
+  /* P-core: 1000 so far on the P-core counter, 500 from earlier on an
+   * E-core */
+  set_page(core_fd, 4, -1000000);
+  set_page(atom_fd, 0, 500);
+  rdpmc_result = 1000000 + 1000;
+  rdpmc_calls = 0;
+  ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 0), 1500);
+  ck_assert_uint_eq(rdpmc_calls, 1);
+  ck_assert_uint_eq(rdpmc_counter, 3);
+  /* to an E-core: the P-core event stopped at 1200, the E-core event is
+   * on its counter 1 and has counted 40 more */
+  set_page(core_fd, 0, 1200);
+  set_page(atom_fd, 2, 500 - 70000);
+  rdpmc_result = 70000 + 40;
+  ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 0), 1740);
+  ck_assert_uint_eq(rdpmc_counter, 1);
+  /* and back: the E-core event stopped at 600 */
+  set_page(core_fd, 4, 1200 - 1000000);
+  set_page(atom_fd, 0, 600);
+  rdpmc_result = 1000000 + 7;
+  ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 0), 1807);
+  /* both off the hardware for a moment (multiplexed) */
+  set_page(core_fd, 0, 1300);
+  rdpmc_calls = 0;
+  ck_assert_int_eq(cpucycles_perf_read(&ev, fake_rdpmc, 0), 1900);
+  ck_assert_uint_eq(rdpmc_calls, 0);
+  ck_assert_int_eq(open_calls, 3);
+
+  cpucycles_perf_close(&ev);
+  ck_assert(fd_is_closed(core_fd));
+  ck_assert(fd_is_closed(atom_fd));
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_UNOPENED);
+  ck_assert_int_eq(ev.more, 0);
+}
+END_TEST
+
+/* A page that offers no user reads while the event is on the hardware:
+ * its offset alone would be stale, so that event is read(2), and the
+ * others still through their pages. */
+START_TEST(hybrid_reads_the_descriptor_without_user_reads)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  struct counter_info info;
+  struct perf_event_mmap_page pg;
+  long long first_word;
+  plant_alder_lake();
+  cpucycles_perf_set_sysfs_root(tree);
+  cpucycles_perf_set_opener(hybrid_open);
+  fake_page_template(0, 0, 1);
+  page_template.version = 77;
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, fake_rdpmc, 0, &info), 0);
+  set_page(ev.more_fd[0], 0, 4000);
+  ck_assert_int_eq(pread(ev.fd, &pg, sizeof pg, 0), (ssize_t) sizeof pg);
+  pg.cap_user_rdpmc = 0;
+  pg.index = 4;
+  pg.offset = 1;
+  ck_assert_int_eq(pwrite(ev.fd, &pg, sizeof pg, 0), (ssize_t) sizeof pg);
+  memcpy(&first_word, &pg, sizeof first_word);
+  rdpmc_calls = 0;
+  /* read(2) of the memfd: its first 8 bytes (after setup's none) */
+  ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 0), first_word + 4000);
+  ck_assert_uint_eq(rdpmc_calls, 0);
+  cpucycles_perf_close(&ev);
+}
+END_TEST
+
+/* A kernel without the extended hardware type (Arm before 6.6): each
+ * PMU's own cycles event, as sysfs describes it. */
+START_TEST(hybrid_falls_back_to_each_pmus_own_event)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  struct counter_info info;
+  make_tree();
+  plant_core_pmu("armv8_cortex_a55", "8\n", "0-3\n", "cpu_cycles",
+                 "event=0x0011\n", "config:0-15\n");
+  plant_core_pmu("armv8_cortex_a76", "9\n", "4-7\n", "cpu_cycles",
+                 "event=0x0011\n", "config:0-15\n");
+  cpucycles_perf_set_sysfs_root(tree);
+  cpucycles_perf_set_opener(hybrid_open);
+  refuse_extended = 1;
+  fake_page_template(0, 0, 1);
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, fake_rdpmc, 3, &info), 0);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN_EACH_PMU);
+  /* plain; a55 extended (refused, ENOENT), a55 raw; a76 the same */
+  ck_assert_int_eq(open_calls, 5);
+  ck_assert_uint_eq(attrs[2].type, 8);
+  ck_assert_uint_eq(attrs[2].config, 0x11);
+  ck_assert_uint_eq(attrs[2].config1, 3);
+  ck_assert_uint_eq(attrs[4].type, 9);
+  ck_assert_uint_eq(attrs[4].config, 0x11);
+  cpucycles_perf_close(&ev);
+
+  /* A PMU with no cycles event in sysfs: no event on it, so none at all
+   * (a thread on that core type would stop counting). */
+  make_tree();
+  plant_core_pmu("armv8_cortex_a55", "8\n", "0-3\n", "cpu_cycles",
+                 "event=0x0011\n", "config:0-15\n");
+  plant_core_pmu("armv8_cortex_x9", "9\n", "4-7\n", 0, 0, 0);
+  cpucycles_perf_set_sysfs_root(tree);
+  open_calls = 0;
+  memset(&info, 0, sizeof info);
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, fake_rdpmc, 3, &info), -1);
+  ck_assert_str_eq(info.refusal, CPUCYCLES_REFUSAL_PERF_OPEN);
+  ck_assert_int_eq(info.refusal_errno, ENOENT);
+  ck_assert_int_eq(open_calls, 4);
+  ck_assert(fd_is_closed(opened[0]));
+  ck_assert(fd_is_closed(opened[2]));
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_UNOPENED);
+}
+END_TEST
+
+/* Every core PMU's event must offer user reads for an on-core counter. */
+START_TEST(hybrid_setup_refuses_unless_every_page_offers_user_reads)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  struct counter_info info;
+  struct perf_event_mmap_page pg;
+  plant_alder_lake();
+  cpucycles_perf_set_sysfs_root(tree);
+  cpucycles_perf_set_opener(hybrid_open);
+  fake_page_template(0, 0, 1);
+  ck_assert_int_eq(cpucycles_perf_open(&ev, 1, 0), 0);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN_EACH_PMU);
+  cpucycles_perf_close(&ev);
+  /* the template now says no user reads, for the E-core event only: the
+   * opener copies it into the third event */
+  open_calls = 0;
+  fake_page_template(0, 0, 1);
+  ck_assert_int_eq(cpucycles_perf_open(&ev, 1, 0), 0);
+  ck_assert_int_eq(pread(ev.more_fd[0], &pg, sizeof pg, 0), (ssize_t) sizeof pg);
+  pg.cap_user_rdpmc = 0;
+  ck_assert_int_eq(pwrite(ev.more_fd[0], &pg, sizeof pg, 0), (ssize_t) sizeof pg);
+  cpucycles_perf_close(&ev);
+  ck_assert_int_eq(open_calls, 2);
+  /* setup, with an opener whose second event has no user reads */
+  fake_page_template(0, 0, 0);
+  memset(&info, 0, sizeof info);
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, fake_rdpmc, 0, &info), -1);
+  ck_assert_str_eq(info.refusal, CPUCYCLES_REFUSAL_NO_USER_RDPMC);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_UNOPENED);
+}
+END_TEST
+
+/* More core PMUs than a thread opens events on: refused, with its
+ * reason, and nothing left open. */
+START_TEST(hybrid_refuses_more_pmus_than_it_opens)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  struct counter_info info;
+  char name[32], type[16];
+  int i;
+  make_tree();
+  for (i = 0; i <= CPUCYCLES_PMU_MAX; i++) {
+    snprintf(name, sizeof name, "armv9_cluster%d", i);
+    snprintf(type, sizeof type, "%d\n", 20 + i);
+    plant_core_pmu(name, type, "0\n", 0, 0, 0);
+  }
+  cpucycles_perf_set_sysfs_root(tree);
+  cpucycles_perf_set_opener(hybrid_open);
+  fake_page_template(0, 0, 1);
+  memset(&info, 0, sizeof info);
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, fake_rdpmc, 0, &info), -1);
+  ck_assert_str_eq(info.refusal, CPUCYCLES_PERF_REFUSAL_PMUS);
+  ck_assert_int_eq(cpucycles_perf_core_pmus(), CPUCYCLES_PMU_MAX + 1);
+  ck_assert_int_eq(open_calls, 1);
+  ck_assert(fd_is_closed(opened[0]));
+  /* the next thread's open does not even try */
+  ck_assert_int_eq(cpucycles_perf_open(&ev, 1, 0), -1);
+  ck_assert_int_eq(open_calls, 1);
+}
+END_TEST
+
+/* One core PMU (an Arm server), or none listed (x86): one event, as
+ * always. */
+START_TEST(one_core_type_keeps_one_event)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  struct counter_info info;
+  make_tree();
+  plant_core_pmu("armv8_pmuv3_0", "8\n", "0-63\n", "cpu_cycles",
+                 "event=0x0011\n", "config:0-15\n");
+  cpucycles_perf_set_sysfs_root(tree);
+  cpucycles_perf_set_opener(hybrid_open);
+  fake_page_template(0, 0, 1);
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, fake_rdpmc, 3, &info), 0);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN);
+  ck_assert_int_eq(ev.more, 0);
+  ck_assert_int_eq(open_calls, 1);
+  ck_assert_uint_eq(attrs[0].config, PERF_COUNT_HW_CPU_CYCLES);
+  ck_assert_int_eq(cpucycles_perf_core_pmus(), 1);
+  cpucycles_perf_close(&ev);
+  /* looked for once: a later open does not read sysfs again */
+  remove_tree();
+  ck_assert_int_eq(cpucycles_perf_open(&ev, 1, 3), 0);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN);
+  cpucycles_perf_close(&ev);
+}
+END_TEST
+
+/* The ioctl seam for pipe events: notes each descriptor; ENABLE puts 0
+ * into the pipe of the first event opened since open_calls was reset,
+ * 123 into the others' (the latest open of that number: numbers are
+ * handed out again). */
+static int ioctl_fds[8];
+
+static int hybrid_ioctl(int fd, unsigned long request)
+{
+  int i;
+  long long v;
+  if (ioctl_calls < 8) {
+    ioctl_requests[ioctl_calls] = request;
+    ioctl_fds[ioctl_calls] = fd;
+  }
+  ioctl_calls++;
+  if (request != PERF_EVENT_IOC_ENABLE) return 0;
+  for (i = open_calls - 1; i >= 0; i--)
+    if (i < MAX_OPENED && opened[i] == fd) {
+      v = i == 0 ? 0 : 123;
+      if (write(pipe_writers[i], &v, 8) != 8) abort();
+      break;
+    }
+  return 0;
+}
+
+/* default-perfevent on a hybrid CPU: the sum of the events' read(2), and
+ * a count stuck at 0 revived on every event. */
+START_TEST(hybrid_perf_event_reads_the_sum)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  struct counter_info info;
+  plant_alder_lake();
+  cpucycles_perf_set_sysfs_root(tree);
+  cpucycles_perf_set_opener(pipe_open);
+  pipe_values[0] = 10;  /* setup's read of each */
+  pipe_values[1] = 300; /* the next */
+  pipe_nvalues = 2;
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, 0, 0, &info), 0);
+  ck_assert_int_eq(info.kind, COUNTER_PERFEVENT);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN_EACH_PMU);
+  ck_assert(ev.page == 0 && ev.more_page[0] == 0);
+  ck_assert_int_eq(cpucycles_perf_read(&ev, 0, 0), 600);
+  cpucycles_perf_close(&ev);
+
+  /* stuck: both events disabled, reset and enabled; then only the
+   * E-core's counts, and that is enough */
+  cpucycles_perf_set_ioctl(hybrid_ioctl);
+  pipe_values[0] = 0;
+  pipe_values[1] = 0;
+  open_calls = 0;
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, 0, 0, &info), 0);
+  ck_assert_int_eq(ioctl_calls, 6);
+  ck_assert_uint_eq(ioctl_requests[0], PERF_EVENT_IOC_DISABLE);
+  ck_assert_uint_eq(ioctl_requests[1], PERF_EVENT_IOC_DISABLE);
+  ck_assert_uint_eq(ioctl_requests[5], PERF_EVENT_IOC_ENABLE);
+  ck_assert_int_eq(ioctl_fds[0], opened[0]);
+  ck_assert_int_eq(ioctl_fds[1], opened[1]);
+  cpucycles_perf_close(&ev);
+}
+END_TEST
+
+/* amd64-perfpmcff's raw fixed counter would count one core type only. */
+START_TEST(hybrid_refuses_the_raw_fixed_counter)
+{
+  const struct counter *c = find_counter("amd64-perfpmcff");
+  struct counter_info info;
+  if (!c) return;
+  plant_alder_lake();
+  cpucycles_perf_set_sysfs_root(tree);
+  cpucycles_perf_set_opener(hybrid_open);
+  fake_page_template((1u << 30 | 1u) + 1u, 0, 1); /* on fixed counter 1 */
+  memset(&info, 0, sizeof info);
+  ck_assert_int_eq(c->setup(&info), -1);
+  ck_assert_str_eq(info.refusal, CPUCYCLES_PERF_REFUSAL_HYBRID);
+  ck_assert(fd_is_closed(opened[1]));
+  ck_assert(fd_is_closed(opened[2]));
+  c->release();
+}
+END_TEST
+
+/* A new thread's first read opens one event per core PMU; its exit
+ * closes them all; descriptors count against the ceiling per event. */
+static int hybrid_thread_fds[2];
+static long long hybrid_thread_read;
+
+static void *hybrid_thread(void *arg)
+{
+  const struct counter *c = arg;
+  hybrid_thread_read = c->read();
+  hybrid_thread_fds[0] = opened[open_calls - 2];
+  hybrid_thread_fds[1] = opened[open_calls - 1];
+  return 0;
+}
+
+START_TEST(hybrid_thread_opens_each_and_closes_at_exit)
+{
+  const struct counter *c = find_counter("amd64-perfpmc");
+  struct cpucycles_perf_event evs[9];
+  struct counter_info info;
+  struct rlimit rl;
+  pthread_t t;
+  int i;
+  if (!c) c = find_counter("default-perfevent");
+  if (!c) return;
+  plant_alder_lake();
+  cpucycles_perf_set_sysfs_root(tree);
+  cpucycles_perf_set_opener(hybrid_open);
+  /* every event off the hardware (no rdpmc here): the pages' offsets,
+   * or, for default-perfevent, read(2): the page's first 8 bytes */
+  fake_page_template(0, 21, 1);
+  page_template.version = 1;
+  ck_assert_int_eq(c->setup(&info), 0);
+  ck_assert_int_eq(open_calls, 3);
+  ck_assert_int_eq(pthread_create(&t, 0, hybrid_thread, (void *) c), 0);
+  ck_assert_int_eq(pthread_join(t, 0), 0);
+  ck_assert_int_eq(open_calls, 5);
+  ck_assert(strcmp(c->name, "amd64-perfpmc") != 0 || hybrid_thread_read == 42);
+  ck_assert(fd_is_closed(hybrid_thread_fds[0]));
+  ck_assert(fd_is_closed(hybrid_thread_fds[1]));
+  c->release();
+
+  /* the ceiling counts descriptors: 16 of them are 8 hybrid events */
+  ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+  rl.rlim_cur = 64;
+  ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+  memset(evs, 0, sizeof evs);
+  for (i = 0; i < 8; i++) ck_assert_int_eq(cpucycles_perf_open(&evs[i], 0, 0), 0);
+  ck_assert_int_eq(cpucycles_perf_open(&evs[8], 0, 0), -1);
+  ck_assert_int_eq(errno, EMFILE);
+  for (i = 0; i < 8; i++) cpucycles_perf_close(&evs[i]);
+  ck_assert_int_eq(cpucycles_perf_open(&evs[8], 0, 0), 0);
+  cpucycles_perf_close(&evs[8]);
+}
+END_TEST
+
+/* A fork child closes every event of the thread's, on every core PMU. */
+START_TEST(hybrid_fork_child_closes_each_event)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  int status, fds[2];
+  pid_t pid;
+  plant_alder_lake();
+  cpucycles_perf_set_sysfs_root(tree);
+  cpucycles_perf_set_opener(hybrid_open);
+  fake_page_template(0, 0, 1);
+  ck_assert_int_eq(cpucycles_perf_open(&ev, 1, 0), 0);
+  fds[0] = ev.fd;
+  fds[1] = ev.more_fd[0];
+  pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    int code = 0;
+    cpucycles_perf_atfork_child(&ev);
+    if (!fd_is_closed(fds[0])) code |= 1;
+    if (!fd_is_closed(fds[1])) code |= 2;
+    if (ev.state != CPUCYCLES_PERF_UNOPENED || ev.more != 0) code |= 4;
+    _exit(code);
+  }
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status));
+  ck_assert_int_eq(WEXITSTATUS(status), 0);
+  ck_assert(!fd_is_closed(fds[0]));
+  ck_assert(!fd_is_closed(fds[1]));
+  cpucycles_perf_close(&ev);
+  ck_assert(fd_is_closed(fds[1]));
+}
+END_TEST
+
 /* ---- the real thing ---- */
 
 static int hardware_cycles_work(void)
@@ -1381,6 +2010,13 @@ START_TEST(real_counters_fail_cleanly_or_count)
   }
 }
 END_TEST
+
+/* The tests with fake events see a machine with one core type, whatever
+ * the machine running them is; the real thing sees the real sysfs. */
+static void real_sysfs(void)
+{
+  cpucycles_perf_set_sysfs_root("");
+}
 
 static Suite *perf_suite(void)
 {
@@ -1441,7 +2077,28 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, fork_child_counts_with_its_own_event);
   suite_add_tcase(s, tc);
 
+  tc = tcase_create("core PMUs");
+  tcase_add_test(tc, pmus_are_the_ones_with_type_and_cpus);
+  tcase_add_test(tc, pmus_of_machines_with_one_core_type);
+  tcase_add_test(tc, pmus_beyond_the_maximum_are_counted);
+  tcase_add_test(tc, event_descriptions_become_config);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("hybrid");
+  tcase_add_test(tc, hybrid_reads_the_sum_across_migrations);
+  tcase_add_test(tc, hybrid_reads_the_descriptor_without_user_reads);
+  tcase_add_test(tc, hybrid_falls_back_to_each_pmus_own_event);
+  tcase_add_test(tc, hybrid_setup_refuses_unless_every_page_offers_user_reads);
+  tcase_add_test(tc, hybrid_refuses_more_pmus_than_it_opens);
+  tcase_add_test(tc, one_core_type_keeps_one_event);
+  tcase_add_test(tc, hybrid_perf_event_reads_the_sum);
+  tcase_add_test(tc, hybrid_refuses_the_raw_fixed_counter);
+  tcase_add_test(tc, hybrid_thread_opens_each_and_closes_at_exit);
+  tcase_add_test(tc, hybrid_fork_child_closes_each_event);
+  suite_add_tcase(s, tc);
+
   tc = tcase_create("real");
+  tcase_add_checked_fixture(tc, real_sysfs, 0);
   tcase_add_test(tc, real_counters_fail_cleanly_or_count);
   suite_add_tcase(s, tc);
   return s;
@@ -1454,6 +2111,7 @@ int main(void)
   /* Each test in its own process (the default; insisted on here): the
    * counters keep per-thread state, and the opener seam is global. */
   srunner_set_fork_status(sr, CK_FORK);
+  cpucycles_perf_set_sysfs_root("/nonexistent-sysfs-for-tests");
   srunner_run_all(sr, CK_NORMAL);
   failed = srunner_ntests_failed(sr);
   srunner_free(sr);

@@ -25,6 +25,8 @@
  * counter, because the fixed counter is taken; always so on AMD CPUs, which
  * have no fixed counters) reads the event through its page instead, as
  * amd64-perfpmc does; setup refuses such a placement in the probe thread.
+ * Setup also refuses a hybrid CPU, where the thread has one event per core
+ * type and the raw counter is the count of whichever type it is on.
  * See doc/perf-counters.md. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -67,10 +69,13 @@ static inline unsigned long long rdpmc(unsigned int counter)
 }
 
 /* Whether the kernel put this thread's (open) event on fixed counter 1,
- * where user rdpmc may read it raw. */
+ * where user rdpmc may read it raw.  Never on a hybrid CPU, where the
+ * thread has one event per core type (OPEN_EACH_PMU): the raw counter
+ * would be the count of whichever core type the thread is on. */
 static int on_fixed_counter(void)
 {
-  return event.page->cap_user_rdpmc && event.page->index == FIXED_CYCLES_INDEX;
+  return event.state == CPUCYCLES_PERF_OPEN && event.page->cap_user_rdpmc &&
+         event.page->index == FIXED_CYCLES_INDEX;
 }
 
 /* A thread's first read opens its event (lib/perf.c) and notes whether the
@@ -93,6 +98,11 @@ static int perfpmcff_setup(struct counter_info *info)
 {
   if (cpucycles_perf_open(&event, 1, 0) != 0)
     return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_OPEN, errno);
+  if (event.state == CPUCYCLES_PERF_OPEN_EACH_PMU) {
+    /* A hybrid CPU: amd64-perfpmc sums the core types' events. */
+    cpucycles_perf_close(&event);
+    return counter_refuse(info, CPUCYCLES_PERF_REFUSAL_HYBRID, 0);
+  }
   if (!on_fixed_counter()) {
     /* Not on the fixed counter here (or no user rdpmc at all):
      * amd64-perfpmc, or default-perfevent, is the counter for this
