@@ -142,6 +142,31 @@ static void warn_turbo(struct explain *e)
          "depends on load and temperature; writing 0 there disables it");
 }
 
+/* A hybrid CPU: the core types differ in cycles per function, not only
+ * in frequency. */
+static void warn_hybrid(struct explain *e)
+{
+  char list[224] = "", cpus[3][48], path[128];
+  int i, n = e->core_pmus < CPUCYCLES_PMU_MAX ? e->core_pmus : CPUCYCLES_PMU_MAX;
+  size_t at = 0;
+
+  if (e->core_pmus < 2) return;
+  for (i = 0; i < n && i < 3; i++) {
+    snprintf(path, sizeof path, "/sys/bus/event_source/devices/%s/cpus",
+             e->pmus[i].name);
+    read_word(e->root, path, cpus[i], sizeof cpus[i]);
+    if (at < sizeof list)
+      at += (size_t) snprintf(list + at, sizeof list - at, "%s%s (CPUs %s)",
+                              i == 0 ? "" : i == n - 1 ? " and " : ", ",
+                              e->pmus[i].name, cpus[i]);
+  }
+  if (n > 3 && at < sizeof list) snprintf(list + at, sizeof list - at, ", ...");
+  warn(e, "hybrid",
+       "a hybrid CPU with %d core types, %s: the same code takes different "
+       "numbers of cycles on each; pin a benchmark to one (taskset -c %s)",
+       e->core_pmus, list, cpus[0]);
+}
+
 #ifdef _WIN32
 /* No /proc/cpuinfo on Windows (and no getline in its C runtime). */
 static void warn_cpuinfo_flags(struct explain *e)
@@ -233,9 +258,11 @@ int explain_collect(struct explain *e, const char *root,
                             "/sys/bus/event_source/devices/cpu_core/rdpmc");
   e->perf_user_access = read_setting(e->root,
                                      "/proc/sys/kernel/perf_user_access");
+  e->core_pmus = cpucycles_pmu_discover(e->root, e->pmus, CPUCYCLES_PMU_MAX);
   warn_governors(e);
   warn_turbo(e);
   warn_cpuinfo_flags(e);
+  warn_hybrid(e);
   return 0;
 }
 
@@ -403,6 +430,14 @@ static void refused(const struct explain *e, const struct probe_report *r,
            "may hold it)", why);
     append(action, as, "cpucycles-open (kernel.nmi_watchdog = 0) frees it "
            "where the watchdog holds it");
+#ifdef CPUCYCLES_PERF_AVAILABLE
+  } else if (strcmp(why, CPUCYCLES_PERF_REFUSAL_HYBRID) == 0) {
+    append(fact, fs, "%s", why);
+    append(action, as, "amd64-perfpmc sums the core types' events");
+  } else if (strcmp(why, CPUCYCLES_PERF_REFUSAL_PMUS) == 0) {
+    append(fact, fs, "%s (%d core PMUs, at most %d)", why, e->core_pmus,
+           CPUCYCLES_PMU_MAX);
+#endif
   } else {
     append(fact, fs, "%s", why);
     if (r->info.refusal_errno) {

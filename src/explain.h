@@ -14,6 +14,7 @@
 
 #include "counter.h"
 #include "persecond.h"
+#include "pmu.h"
 #include "select.h"
 
 #define EXPLAIN_COUNTERS 64   /* more than any table holds */
@@ -35,7 +36,8 @@ struct explain_source {
 
 struct explain_warning {
   const char *key;            /* "governor", "turbo", "boost",
-                                 "tsc_not_invariant", "hypervisor" */
+                                 "tsc_not_invariant", "hypervisor",
+                                 "hybrid" */
   char text[320];
 };
 
@@ -58,6 +60,8 @@ struct explain {
   struct explain_setting paranoid;         /* kernel.perf_event_paranoid */
   struct explain_setting rdpmc;            /* cpu/rdpmc (x86 sysfs) */
   struct explain_setting perf_user_access; /* kernel.perf_user_access */
+  int core_pmus;              /* core PMUs in sysfs (pmu.h): 2+ is hybrid */
+  struct cpucycles_pmu pmus[CPUCYCLES_PMU_MAX]; /* the first of them */
   int nwarnings;
   struct explain_warning warnings[EXPLAIN_WARNINGS];
 };

@@ -42,6 +42,13 @@ static void put(const char *path, const char *text)
   fclose(f);
 }
 
+static void rmdir_tree(const char *path)
+{
+  char command[600];
+  snprintf(command, sizeof command, "rm -rf '%s%s'", root, path);
+  if (system(command) != 0) perror(command);
+}
+
 static void setup(void)
 {
   int i;
@@ -132,6 +139,13 @@ START_TEST(perf_refusal_says_paranoid_and_the_action)
                  "\\(kernel\\.perf_event_paranoid = 3\\); cpucycles-open or "
                  "sysctl kernel\\.perf_event_paranoid=2 would allow it$");
 
+  /* 4, as some distributions patch it: the same way out */
+  put("/proc/sys/kernel/perf_event_paranoid", "4\n");
+  explain_table(2, 0);
+  ck_assert_line("^counter fake-0: dropped: perf_event_open: EACCES "
+                 "\\(kernel\\.perf_event_paranoid = 4\\); cpucycles-open or "
+                 "sysctl kernel\\.perf_event_paranoid=2 would allow it$");
+
   /* allowed by the setting, refused all the same */
   put("/proc/sys/kernel/perf_event_paranoid", "1\n");
   explain_table(2, 0);
@@ -216,6 +230,49 @@ START_TEST(rdpmc_refusals)
                  "\\(kernel\\.perf_user_access = 0\\); cpucycles-open or sysctl "
                  "kernel\\.perf_user_access=1 would allow it$");
   ck_assert_line("^counter fake-3: chosen: ");
+}
+END_TEST
+
+/* A hybrid CPU: the core PMUs as sysfs lists them. */
+static void put_alder_lake(void)
+{
+  put("/sys/bus/event_source/devices/cpu_core/type", "4\n");
+  put("/sys/bus/event_source/devices/cpu_core/cpus", "0-15\n");
+  put("/sys/bus/event_source/devices/cpu_atom/type", "10\n");
+  put("/sys/bus/event_source/devices/cpu_atom/cpus", "16-23\n");
+  put("/sys/bus/event_source/devices/software/type", "1\n");
+}
+
+/* The perf counters' refusals on hybrid CPUs, as amd64-perfpmcff and
+ * arm64-perfpmc would say them. */
+START_TEST(hybrid_refusals)
+{
+  struct counter named[2];
+  int i;
+  named[0] = fake_counters[0];
+  named[0].name = "amd64-perfpmcff";
+  named[1] = fake_counters[1];
+  named[1].name = "arm64-perfpmc";
+  table[0] = &named[0];
+  table[1] = &named[1];
+  fakes[0].failure = FAKE_SETUP_REFUSES;
+  fakes[0].info.refusal = CPUCYCLES_PERF_REFUSAL_HYBRID;
+  fakes[1].failure = FAKE_SETUP_REFUSES;
+  fakes[1].info.refusal = CPUCYCLES_PERF_REFUSAL_PMUS;
+  put_alder_lake();
+  for (i = 0; i < 5; i++) {
+    char path[128];
+    snprintf(path, sizeof path, "/sys/bus/event_source/devices/armv9_c%d/type", i);
+    put(path, i == 0 ? "20\n" : "21\n");
+    snprintf(path, sizeof path, "/sys/bus/event_source/devices/armv9_c%d/cpus", i);
+    put(path, "0\n");
+  }
+  explain_table(3, 0);
+  ck_assert_line("^counter amd64-perfpmcff: dropped: a hybrid CPU: the fixed "
+                 "counter counts one core type only; amd64-perfpmc sums the "
+                 "core types' events$");
+  ck_assert_line("^counter arm64-perfpmc: dropped: more core PMUs than the perf "
+                 "counters open events on \\(7 core PMUs, at most 4\\)$");
 }
 END_TEST
 
@@ -361,6 +418,26 @@ START_TEST(warnings_where_a_benchmark_is_misled)
 }
 END_TEST
 
+START_TEST(warning_on_a_hybrid_cpu)
+{
+  put_alder_lake();
+  explain_table(1, 0);
+  ck_assert_line("^warning hybrid: a hybrid CPU with 2 core types, cpu_core "
+                 "\\(CPUs 0-15\\) and cpu_atom \\(CPUs 16-23\\): the same "
+                 "code takes different numbers of cycles on each; pin a "
+                 "benchmark to one \\(taskset -c 0-15\\)$");
+  ck_assert_int_eq(e.core_pmus, 2);
+
+  /* one core type (an Arm server): no warning */
+  rmdir_tree("/sys");
+  put("/sys/bus/event_source/devices/armv8_pmuv3_0/type", "8\n");
+  put("/sys/bus/event_source/devices/armv8_pmuv3_0/cpus", "0-63\n");
+  explain_table(1, 0);
+  ck_assert_no_line("^warning hybrid");
+  ck_assert_int_eq(e.core_pmus, 1);
+}
+END_TEST
+
 START_TEST(no_warning_on_a_benchmarking_machine)
 {
   put("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "performance\n");
@@ -425,6 +502,8 @@ static Suite *explain_suite(void)
   tcase_add_test(t, persecond_sources);
   tcase_add_test(t, warnings_where_a_benchmark_is_misled);
   tcase_add_test(t, no_warning_on_a_benchmarking_machine);
+  tcase_add_test(t, warning_on_a_hybrid_cpu);
+  tcase_add_test(t, hybrid_refusals);
   tcase_add_test(t, json_strings_are_escaped);
   suite_add_tcase(s, t);
   return s;
