@@ -1335,7 +1335,7 @@ END_TEST
 
 /* A fake sysfs tree, under a temporary directory: tests plant
  * sys/bus/event_source/devices/PMU/FILE in it. */
-static char tree[64];
+static char tree[512];
 
 static int remove_entry(const char *path, const struct stat *st, int flag,
                         struct FTW *ftw)
@@ -1350,18 +1350,21 @@ static void remove_tree(void)
   if (tree[0]) nftw(tree, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* A new, empty tree (the previous one, if any, removed), removed at exit. */
 static void make_tree(void)
 {
-  strcpy(tree, "/tmp/cpucycles-test-pmu-XXXXXX");
+  if (tree[0]) remove_tree();
+  else atexit(remove_tree);
+  snprintf(tree, sizeof tree, "%s/cpucycles-test-pmu-XXXXXX",
+           getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
   ck_assert(mkdtemp(tree) != 0);
-  atexit(remove_tree);
 }
 
 /* Write text to TREE/sys/bus/event_source/devices/path, making the
  * directories on the way. */
 static void plant(const char *path, const char *text)
 {
-  char full[512];
+  char full[1024];
   char *slash;
   FILE *f;
   snprintf(full, sizeof full, "%s/sys/bus/event_source/devices/%s", tree, path);
