@@ -644,42 +644,6 @@ long long cpucycles_perf_fallback(void)
                       (unsigned long long) ((double) t.tv_nsec * (double) persecond / 1e9));
 }
 
-/* One event's count on a hybrid CPU, through its page as
- * <linux/perf_event.h> prescribes: the offset, plus the hardware counter
- * when the event is on one (index != 0).  Off the hardware, because the
- * thread runs on another core type (or the event is multiplexed out), the
- * kernel left the event's whole count in the offset when it took the
- * event off.  Returns -1 when the page offers no user reads (an offset
- * alone could be stale) or gives an implausible pmc_width. */
-static int page_count(const volatile struct perf_event_mmap_page *pg,
-                      cpucycles_perf_rdpmc_fn rdpmc, long long *out)
-{
-  unsigned int seq, index, width = 64;
-  unsigned long long offset, pmc;
-
-  do {
-    seq = pg->lock;
-    __asm__ __volatile__("" ::: "memory");
-    if (!pg->cap_user_rdpmc) return -1;
-    index = pg->index;
-    offset = (unsigned long long) pg->offset;
-    pmc = 0;
-    if (index != 0) {
-      width = pg->pmc_width;
-      if (width == 0 || width > 64) return -1;
-      pmc = rdpmc(index - 1);
-    }
-    __asm__ __volatile__("" ::: "memory");
-  } while (pg->lock != seq);
-
-  if (index != 0) {
-    pmc <<= 64 - width;
-    pmc = (unsigned long long) ((long long) pmc >> (64 - width));
-  }
-  *out = (long long) (offset + pmc);
-  return 0;
-}
-
 /* The sum of ev's events, one per core PMU (one event: its count).
  * Returns 0 and the sum in *out, or -1 when a descriptor does not
  * answer. */
@@ -692,7 +656,9 @@ static int read_each(struct cpucycles_perf_event *ev,
 
   for (i = 0; i <= ev->more; i++) {
     const volatile struct perf_event_mmap_page *page = *page_of(ev, i);
-    if (!(rdpmc && page && page_count(page, rdpmc, &count) == 0) &&
+    /* Off the hardware (index 0: on a hybrid CPU, the events of the
+     * other core types), an event's count is its page's offset. */
+    if (!(rdpmc && page && cpucycles_perf_page_count(page, rdpmc, &count, 1) == 0) &&
         cpucycles_perf_read_fd(*fd_of(ev, i), &count) != 0)
       return -1;
     sum += (unsigned long long) count;

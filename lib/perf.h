@@ -227,16 +227,22 @@ int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
  * count is offset + the hardware counter (index - 1) read with rdpmc,
  * sign-extended from pmc_width bits.  Returns 0 and the count in *out, or
  * -1 when user-space reading is not possible right now (cap_user_rdpmc 0,
- * index 0 because the event is not on a hardware counter at this moment,
  * or an implausible pmc_width): the caller then read()s the fd.
+ *
+ * index 0 means the event is not on a hardware counter at this moment.
+ * With index0_counts, the count is then the offset alone, where the
+ * kernel left the event's whole count when it took the event off (a
+ * hybrid CPU's events of the other core types: see cpucycles_perf_read);
+ * without, -1, and the caller read()s the fd.
  *
  * Pure apart from the rdpmc it is given, so tests can hand it a page in
  * ordinary memory and a fake rdpmc.  Inline because it is the hot path of
  * the *-perfpmc counters: called with the counter's own static inline
- * rdpmc, the compiler inlines the instruction (no indirect call). */
-static inline int cpucycles_perf_page_read(
+ * rdpmc and a constant index0_counts, the compiler inlines the
+ * instruction (no indirect call) and drops the branch not taken. */
+static inline int cpucycles_perf_page_count(
     const volatile struct perf_event_mmap_page *pg,
-    cpucycles_perf_rdpmc_fn rdpmc, long long *out)
+    cpucycles_perf_rdpmc_fn rdpmc, long long *out, int index0_counts)
 {
   unsigned int seq, index, width;
   unsigned long long offset, pmc;
@@ -250,10 +256,17 @@ static inline int cpucycles_perf_page_read(
     __asm__ __volatile__("" ::: "memory");
     index = pg->index;
     offset = (unsigned long long) pg->offset;
-    if (!pg->cap_user_rdpmc || index == 0) return -1;
-    width = pg->pmc_width;
-    if (width == 0 || width > 64) return -1;
-    pmc = rdpmc(index - 1);
+    if (!pg->cap_user_rdpmc || index == 0) {
+      /* (cap_user_rdpmc read again: index0_counts is a constant, so the
+       * hot path, without it, keeps one test for both) */
+      if (!index0_counts || !pg->cap_user_rdpmc) return -1;
+      width = 64;
+      pmc = 0;
+    } else {
+      width = pg->pmc_width;
+      if (width == 0 || width > 64) return -1;
+      pmc = rdpmc(index - 1);
+    }
     __asm__ __volatile__("" ::: "memory");
   } while (pg->lock != seq);
 
@@ -264,6 +277,14 @@ static inline int cpucycles_perf_page_read(
   pmc = (unsigned long long) ((long long) pmc >> (64 - width));
   *out = (long long) (offset + pmc);
   return 0;
+}
+
+/* The page read of a thread's one event: -1 at index 0. */
+static inline int cpucycles_perf_page_read(
+    const volatile struct perf_event_mmap_page *pg,
+    cpucycles_perf_rdpmc_fn rdpmc, long long *out)
+{
+  return cpucycles_perf_page_count(pg, rdpmc, out, 0);
 }
 
 /* The hot path of the *-perfpmc counters: the page read when the thread's
