@@ -23,8 +23,22 @@
 
 #define DEVICES "/sys/bus/event_source/devices/"
 
-/* ROOT/DEVICES/pmu/rest, NUL-terminated without its trailing white space,
- * into buf.  Returns the length, or -1 (missing, unreadable, too long). */
+/* What a read of at most size - 1 bytes into buf gave (len, or -1; full:
+ * it filled them), NUL-terminated without its trailing white space.
+ * Returns the length; -1 for a failed read, and for a file longer than
+ * that unless cut_ok (then it is cut). */
+static int text_read(char *buf, ssize_t len, int full, int cut_ok)
+{
+  if (len < 0 || (full && !cut_ok)) return -1;
+  while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ' ||
+                     buf[len - 1] == '\t'))
+    len--;
+  buf[len] = 0;
+  return (int) len;
+}
+
+/* ROOT/DEVICES/pmu/rest, as text_read() gives it (not cut).  Returns the
+ * length, or -1 (missing, unreadable, too long). */
 static int read_pmu_file(const char *root, const char *pmu, const char *rest,
                          char *buf, size_t size)
 {
@@ -39,12 +53,7 @@ static int read_pmu_file(const char *root, const char *pmu, const char *rest,
   path[a + b] = '/';
   memcpy(path + a + b + 1, rest, c + 1);
   len = cpucycles_read_file_start(root, path, buf, size - 1, &full);
-  if (len < 0 || full) return -1;
-  while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ' ||
-                     buf[len - 1] == '\t'))
-    len--;
-  buf[len] = 0;
-  return (int) len;
+  return text_read(buf, len, full, 0);
 }
 
 static int digit_value(char ch, unsigned int base)
@@ -159,17 +168,17 @@ static const char *const cycles_events[] = {
   "events/cpu-cycles", "events/cpu_cycles", "events/cycles"
 };
 
-/* name/file in directory dirfd, as read_pmu_file() reads it: relative to
+/* name/file in directory dirfd, as read_pmu_file() reads it, or cut
+ * where it is longer than buf with cut_ok (a long cpus list): relative to
  * the open directory, so that the kernel does not walk the whole path
- * again for each of the (many) PMUs that are not core PMUs.  A file
- * longer than buf is cut (a long cpus list): the result is then
- * size - 1. */
+ * again for each of the (many) PMUs that are not core PMUs. */
 static int read_at(int dirfd, const char *name, const char *file,
-                   char *buf, size_t size)
+                   char *buf, size_t size, int cut_ok)
 {
   char path[128];
-  size_t a = strlen(name), b = strlen(file), have = 0;
-  int fd;
+  size_t a = strlen(name), b = strlen(file);
+  ssize_t len;
+  int fd, full;
 
   if (a + 1 + b + 1 > sizeof path) return -1;
   memcpy(path, name, a);
@@ -178,21 +187,9 @@ static int read_at(int dirfd, const char *name, const char *file,
   do fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   while (fd < 0 && errno == EINTR);
   if (fd < 0) return -1;
-  for (;;) {
-    ssize_t r = cpucycles_read_retrying(fd, buf + have, size - 1 - have);
-    if (r <= 0) {
-      close(fd);
-      if (r < 0) return -1;
-      break;
-    }
-    have += (size_t) r;
-    if (have == size - 1) { close(fd); return (int) have; }
-  }
-  while (have > 0 && (buf[have - 1] == '\n' || buf[have - 1] == ' ' ||
-                      buf[have - 1] == '\t'))
-    have--;
-  buf[have] = 0;
-  return (int) have;
+  len = cpucycles_read_fd_start(fd, buf, size - 1, &full);
+  close(fd);
+  return text_read(buf, len, full, cut_ok);
 }
 
 /* Whether DEVICES/name (in directory dirfd, under root) is a core PMU;
@@ -207,9 +204,9 @@ static int describe(const char *root, int dirfd, const char *name,
 
   if (strlen(name) >= sizeof pmu->name || !plain_name(name, strlen(name)))
     return 0;
-  if (read_at(dirfd, name, "cpus", buf, sizeof buf) <= 0) return 0;
-  len = read_at(dirfd, name, "type", buf, sizeof buf);
-  if (len <= 0 || len == (int) sizeof buf - 1 || parse_number(buf, buf + len, &type) != 0 ||
+  if (read_at(dirfd, name, "cpus", buf, sizeof buf, 1) <= 0) return 0;
+  len = read_at(dirfd, name, "type", buf, sizeof buf, 0);
+  if (len <= 0 || parse_number(buf, buf + len, &type) != 0 ||
       type > 0xffffffffULL)
     return 0;
   memset(pmu, 0, sizeof *pmu);

@@ -53,23 +53,29 @@ ssize_t cpucycles_read_retrying(int fd, char *buf, size_t len)
   return r;
 }
 
-ssize_t cpucycles_read_file_start(const char *root, const char *path,
-                                  char *buf, size_t size, int *full)
+ssize_t cpucycles_read_fd_start(int fd, char *buf, size_t size, int *full)
 {
   size_t have = 0;
-  ssize_t result = -1;
-  int fd = cpucycles_open_under(root, path);
 
-  if (fd < 0) return -1;
   *full = 0;
   for (;;) {
     ssize_t r;
-    if (have == size) { *full = 1; result = (ssize_t) have; break; }
+    if (have == size) { *full = 1; return (ssize_t) have; }
     r = cpucycles_read_retrying(fd, buf + have, size - have);
-    if (r < 0) break;
-    if (r == 0) { result = (ssize_t) have; break; }
+    if (r < 0) return -1;
+    if (r == 0) return (ssize_t) have;
     have += (size_t) r;
   }
+}
+
+ssize_t cpucycles_read_file_start(const char *root, const char *path,
+                                  char *buf, size_t size, int *full)
+{
+  ssize_t result;
+  int fd = cpucycles_open_under(root, path);
+
+  if (fd < 0) return -1;
+  result = cpucycles_read_fd_start(fd, buf, size, full);
   close(fd);
   return result;
 }

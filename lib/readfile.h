@@ -20,6 +20,10 @@ int cpucycles_open_under(const char *root, const char *path);
 /* read(2), again when a signal interrupts it. */
 ssize_t cpucycles_read_retrying(int fd, char *buf, size_t len);
 
+/* The start of open file fd into buf, until end of file or until buf is
+ * full, as cpucycles_read_file_start() reads; fd is left open. */
+ssize_t cpucycles_read_fd_start(int fd, char *buf, size_t size, int *full);
+
 /* The start of ROOT/PATH into buf, until end of file or until buf is full
  * (short reads are normal for proc and sysfs).  Returns the length read,
  * or -1 on error; *full says whether buf filled up (the file may go on).
