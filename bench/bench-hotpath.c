@@ -10,24 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cpucycles.h"
+#include "median.h"
 
-#define READS 10001
 #define ROUNDS 21
-
-static int compare(const void *a, const void *b)
-{
-  long long x = *(const long long *) a, y = *(const long long *) b;
-  return (x > y) - (x < y);
-}
-
-static long long median_step(const long long *t)
-{
-  static long long d[READS - 1];
-  int i;
-  for (i = 0; i < READS - 1; i++) d[i] = t[i + 1] - t[i];
-  qsort(d, READS - 1, sizeof d[0], compare);
-  return d[(READS - 1) / 2];
-}
 
 #if defined(__x86_64__)
 #define BASELINE "inline rdtsc"

@@ -29,23 +29,9 @@
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 
-#define READS 10001
+#include "median.h"
+
 #define ROUNDS 21
-
-static int compare(const void *a, const void *b)
-{
-  long long x = *(const long long *) a, y = *(const long long *) b;
-  return (x > y) - (x < y);
-}
-
-static long long median_step(const long long *t)
-{
-  static long long d[READS - 1];
-  int i;
-  for (i = 0; i < READS - 1; i++) d[i] = t[i + 1] - t[i];
-  qsort(d, READS - 1, sizeof d[0], compare);
-  return d[(READS - 1) / 2];
-}
 
 #if defined(__x86_64__) || defined(__i386__)
 #define INSTRUCTION "rdtsc"
