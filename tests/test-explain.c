@@ -15,6 +15,7 @@
 
 #include "explain.h"
 #include "fake-counters.h"
+#include "fixture-tree.h"
 #include "perf.h"
 
 static const struct counter *table[FAKE_SLOTS];
@@ -25,28 +26,14 @@ static struct explain e;
 
 static void put(const char *path, const char *text)
 {
-  char full[512];
-  char *slash;
-  FILE *f;
-
-  snprintf(full, sizeof full, "%s%s", root, path);
-  for (slash = strchr(full + strlen(root) + 1, '/'); slash;
-       slash = strchr(slash + 1, '/')) {
-    *slash = 0;
-    mkdir(full, 0700);
-    *slash = '/';
-  }
-  f = fopen(full, "w");
-  ck_assert_ptr_nonnull(f);
-  fputs(text, f);
-  fclose(f);
+  fixture_put(root, path, text);
 }
 
 static void rmdir_tree(const char *path)
 {
-  char command[600];
-  snprintf(command, sizeof command, "rm -rf '%s%s'", root, path);
-  if (system(command) != 0) perror(command);
+  char full[512];
+  snprintf(full, sizeof full, "%s%s", root, path);
+  fixture_remove(full);
 }
 
 static void setup(void)
@@ -63,9 +50,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-  char command[600];
-  snprintf(command, sizeof command, "rm -rf '%s'", root);
-  if (system(command) != 0) perror(command);
+  fixture_remove(root);
 }
 
 /* ---- reading what was printed ---- */

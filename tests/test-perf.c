@@ -27,9 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <ftw.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -37,6 +35,7 @@
 #include "counter.h"
 #include "perf.h"
 #include "pmu.h"
+#include "fixture-tree.h"
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 
@@ -1337,17 +1336,9 @@ END_TEST
  * sys/bus/event_source/devices/PMU/FILE in it. */
 static char tree[512];
 
-static int remove_entry(const char *path, const struct stat *st, int flag,
-                        struct FTW *ftw)
-{
-  (void) st; (void) flag; (void) ftw;
-  remove(path);
-  return 0;
-}
-
 static void remove_tree(void)
 {
-  if (tree[0]) nftw(tree, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  if (tree[0]) fixture_remove(tree);
 }
 
 /* A new, empty tree (the previous one, if any, removed), removed at exit. */
@@ -1364,20 +1355,9 @@ static void make_tree(void)
  * directories on the way. */
 static void plant(const char *path, const char *text)
 {
-  char full[1024];
-  char *slash;
-  FILE *f;
-  snprintf(full, sizeof full, "%s/sys/bus/event_source/devices/%s", tree, path);
-  for (slash = strchr(full + strlen(tree) + 1, '/'); slash;
-       slash = strchr(slash + 1, '/')) {
-    *slash = 0;
-    mkdir(full, 0755);
-    *slash = '/';
-  }
-  f = fopen(full, "w");
-  ck_assert(f != 0);
-  fputs(text, f);
-  ck_assert_int_eq(fclose(f), 0);
+  char rel[512];
+  snprintf(rel, sizeof rel, "/sys/bus/event_source/devices/%s", path);
+  fixture_put(tree, rel, text);
 }
 
 /* A core PMU as Linux describes it: type, cpus, and its cycles event. */
