@@ -111,22 +111,105 @@ long long cpucycles_extend32_value(struct extend32 *e,
   return ticks;
 }
 
+/* ---- exact scaling (adapters.h says why it is exact) ---- */
+
+void cpucycles_exact_scale_start(struct exact_scale *s, long long num, long long den)
+{
+  unsigned long long n = (unsigned long long) num, d = (unsigned long long) den;
+  unsigned long long r, high = 0, low = 0;
+  int i;
+  s->whole = n / d;
+  /* 128 bits of rest/den by long division, one bit at a time (the first
+   * call only): r < d < 2^63, so 2r cannot overflow. */
+  r = n % d;
+  for (i = 0; i < 128; i++) {
+    high = high << 1 | low >> 63;
+    low <<= 1;
+    r <<= 1;
+    if (r >= d) {
+      r -= d;
+      low |= 1;
+    }
+  }
+  /* rounded up; cannot carry out of 128 bits, since rest/den < 1 - 2^-64 */
+  if (r != 0 && ++low == 0) high++;
+  s->fraction_high = high;
+  s->fraction_low = low;
+}
+
+/* The upper half of the 128-bit a * b, and the lower in *low, from four
+ * 32x32-bit products (one instruction each on 32-bit ISAs). */
+static inline unsigned long long multiply_64x64(unsigned long long a, unsigned long long b,
+                                                unsigned long long *low)
+{
+  unsigned long long a0 = a & 0xffffffffULL, a1 = a >> 32;
+  unsigned long long b0 = b & 0xffffffffULL, b1 = b >> 32;
+  unsigned long long p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+  unsigned long long middle = (p00 >> 32) + (p01 & 0xffffffffULL) + (p10 & 0xffffffffULL);
+  *low = middle << 32 | (p00 & 0xffffffffULL);
+  return p11 + (p01 >> 32) + (p10 >> 32) + (middle >> 32);
+}
+
+static inline unsigned long long scale_portable(const struct exact_scale *s,
+                                                unsigned long long ticks)
+{
+  unsigned long long ignored, low, high, sum;
+  /* bits 128 and up of ticks * fraction: ticks * fraction_high, plus the
+   * carry of the upper half of ticks * fraction_low into its lower half */
+  sum = multiply_64x64(ticks, s->fraction_low, &ignored);
+  high = multiply_64x64(ticks, s->fraction_high, &low);
+  sum += low;
+  high += sum < low;
+  return ticks * s->whole + high;
+}
+
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 uint128;
+
+static inline unsigned long long scale(const struct exact_scale *s, unsigned long long ticks)
+{
+  uint128 sum = ((uint128) ticks * s->fraction_low >> 64) + (uint128) ticks * s->fraction_high;
+  return ticks * s->whole + (unsigned long long) (sum >> 64);
+}
+#else
+static inline unsigned long long scale(const struct exact_scale *s, unsigned long long ticks)
+{
+  return scale_portable(s, ticks);
+}
+#endif
+
+unsigned long long cpucycles_exact_scale(const struct exact_scale *s, unsigned long long ticks)
+{
+  return scale(s, ticks);
+}
+
+unsigned long long cpucycles_exact_scale_portable(const struct exact_scale *s,
+                                                  unsigned long long ticks)
+{
+  return scale_portable(s, ticks);
+}
+
+/* ---- the wrappers ---- */
+
 /* The installed wrapper's configuration, published with release order
  * before cpucycles() points at a wrapper; wrappers load it with acquire. */
 struct wrapper {
   long long (*read)(void);
-  long long base;  /* ticks at installation, keeps the doubles small */
-  double scaling;
+  unsigned long long base;  /* ticks at installation: values start near 0 */
+  struct exact_scale scale;
   struct extend32 extend;
 };
 
 static struct wrapper installed;
 static struct wrapper *_Atomic active;
 
+/* Ticks since installation modulo 2^64 (a counter passing 2^63, or 2^64,
+ * goes on counting), scaled; the result modulo 2^64 as well (the
+ * conversion to long long is two's complement with gcc and clang). */
 static long long scaled_read(void)
 {
   struct wrapper *w = atomic_load_explicit(&active, memory_order_acquire);
-  return (long long) ((double) (w->read() - w->base) * w->scaling);
+  return (long long) scale(&w->scale, (unsigned long long) w->read() - w->base);
 }
 
 static long long extended_read(void)
@@ -134,7 +217,7 @@ static long long extended_read(void)
   struct wrapper *w = atomic_load_explicit(&active, memory_order_acquire);
   unsigned long long raw = (unsigned long long) w->read();
   long long ticks = cpucycles_extend32_value(&w->extend, raw, cpucycles_clock_usec());
-  return (long long) ((double) (ticks - w->base) * w->scaling);
+  return (long long) scale(&w->scale, (unsigned long long) ticks - w->base);
 }
 
 /* A clock reading and a counter reading taken together: the clock is read
@@ -172,11 +255,18 @@ long long (*cpucycles_adapter_for(const struct choice *choice,
                                   long long persecond))(void)
 {
   const struct counter *c = choice->counter;
+  long long frequency = choice->info.frequency;
+  /* The probe scales a counter with a frequency by persecond/frequency
+   * and drops it where either is not positive; 1 when it counts cycles. */
+  int counts_cycles = frequency <= 0 || persecond <= 0 || frequency == persecond;
 
-  if (!choice->info.only32 && choice->scaling == 1.0) return c->read;
+  if (!choice->info.only32 && counts_cycles) return c->read;
 
   installed.read = c->read;
-  installed.scaling = choice->scaling;
+  if (counts_cycles)
+    cpucycles_exact_scale_start(&installed.scale, 1, 1);
+  else
+    cpucycles_exact_scale_start(&installed.scale, persecond, frequency);
   if (choice->info.only32) {
     double guess;
 #ifndef _WIN32
@@ -187,11 +277,11 @@ long long (*cpucycles_adapter_for(const struct choice *choice,
     double rate = measure_ticks_per_usec(c->read, guess);
     unsigned long long raw = (unsigned long long) c->read();
     cpucycles_extend32_start(&installed.extend, rate, raw, cpucycles_clock_usec());
-    installed.base = (long long) (raw & 0xffffffffULL);
+    installed.base = raw & 0xffffffffULL;
     atomic_store_explicit(&active, &installed, memory_order_release);
     return extended_read;
   }
-  installed.base = c->read();
+  installed.base = (unsigned long long) c->read();
   atomic_store_explicit(&active, &installed, memory_order_release);
   return scaled_read;
 }
