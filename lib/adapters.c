@@ -195,7 +195,11 @@ unsigned long long cpucycles_exact_scale_portable(const struct exact_scale *s,
  * before cpucycles() points at a wrapper; wrappers load it with acquire. */
 struct wrapper {
   long long (*read)(void);
-  unsigned long long base;  /* ticks at installation: values start near 0 */
+  /* value = floor((ticks - base) * num / den) - offset, where base lies
+   * m * den ticks below the first reading and offset = m * num: see
+   * wrapper_start. */
+  unsigned long long base;
+  unsigned long long offset;
   struct exact_scale scale;
   struct extend32 extend;
 };
@@ -203,13 +207,33 @@ struct wrapper {
 static struct wrapper installed;
 static struct wrapper *_Atomic active;
 
-/* Ticks since installation modulo 2^64 (a counter passing 2^63, or 2^64,
- * goes on counting), scaled; the result modulo 2^64 as well (the
- * conversion to long long is two's complement with gcc and clang). */
+/* Scaling by num/den from the reading first, which gives 0.
+ *
+ * Ticks behind first happen: another CPU's counter a few ticks behind
+ * just after the first call, a wall clock stepped back, an extend32
+ * reading older than its anchor.  They must give small negative values,
+ * not a jump through 2^64.  So the ticks are counted from a base
+ * m * den ticks below first (about 2^62, at least 2^61), where they are
+ * never negative, and the m * num cycles of that bias are subtracted
+ * again: exactly, since m * den ticks are exactly m * num cycles.  Exact
+ * from 2^61 ticks before first to 2^63 after (mostly about 2^62 and
+ * 3 * 2^62); the ticks and the value are modulo 2^64 beyond. */
+static void wrapper_start(struct wrapper *w, unsigned long long first, long long num,
+                          long long den)
+{
+  unsigned long long d = (unsigned long long) den;
+  unsigned long long m = d <= 1ULL << 62 ? (1ULL << 62) / d : 1;
+  cpucycles_exact_scale_start(&w->scale, num, den);
+  w->base = first - m * d;
+  w->offset = m * (unsigned long long) num;
+}
+
+/* Modulo 2^64: the conversion to long long is two's complement with gcc
+ * and clang. */
 static long long scaled_read(void)
 {
   struct wrapper *w = atomic_load_explicit(&active, memory_order_acquire);
-  return (long long) scale(&w->scale, (unsigned long long) w->read() - w->base);
+  return (long long) (scale(&w->scale, (unsigned long long) w->read() - w->base) - w->offset);
 }
 
 static long long extended_read(void)
@@ -217,7 +241,7 @@ static long long extended_read(void)
   struct wrapper *w = atomic_load_explicit(&active, memory_order_acquire);
   unsigned long long raw = (unsigned long long) w->read();
   long long ticks = cpucycles_extend32_value(&w->extend, raw, cpucycles_clock_usec());
-  return (long long) scale(&w->scale, (unsigned long long) ticks - w->base);
+  return (long long) (scale(&w->scale, (unsigned long long) ticks - w->base) - w->offset);
 }
 
 /* A clock reading and a counter reading taken together: the clock is read
@@ -259,14 +283,11 @@ long long (*cpucycles_adapter_for(const struct choice *choice,
   /* The probe scales a counter with a frequency by persecond/frequency
    * and drops it where either is not positive; 1 when it counts cycles. */
   int counts_cycles = frequency <= 0 || persecond <= 0 || frequency == persecond;
+  long long num = counts_cycles ? 1 : persecond, den = counts_cycles ? 1 : frequency;
 
   if (!choice->info.only32 && counts_cycles) return c->read;
 
   installed.read = c->read;
-  if (counts_cycles)
-    cpucycles_exact_scale_start(&installed.scale, 1, 1);
-  else
-    cpucycles_exact_scale_start(&installed.scale, persecond, frequency);
   if (choice->info.only32) {
     double guess;
 #ifndef _WIN32
@@ -277,11 +298,11 @@ long long (*cpucycles_adapter_for(const struct choice *choice,
     double rate = measure_ticks_per_usec(c->read, guess);
     unsigned long long raw = (unsigned long long) c->read();
     cpucycles_extend32_start(&installed.extend, rate, raw, cpucycles_clock_usec());
-    installed.base = raw & 0xffffffffULL;
+    wrapper_start(&installed, raw & 0xffffffffULL, num, den);
     atomic_store_explicit(&active, &installed, memory_order_release);
     return extended_read;
   }
-  installed.base = (unsigned long long) c->read();
+  wrapper_start(&installed, (unsigned long long) c->read(), num, den);
   atomic_store_explicit(&active, &installed, memory_order_release);
   return scaled_read;
 }

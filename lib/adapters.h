@@ -76,9 +76,12 @@ long long cpucycles_clock_usec(void);
  * persecond is the CPU frequency estimate.  A counter with a frequency is
  * scaled by exactly persecond / choice->info.frequency (choice->scaling
  * is that ratio rounded to a double, for the trace): the wrapper returns
- * floor((ticks - ticks at installation) * persecond / frequency), the
- * ticks' difference and the result both modulo 2^64 (the result as a
- * two's-complement long long). */
+ * floor((ticks - ticks at installation) * persecond / frequency), exactly
+ * for ticks from 2^61 before the installation's to 2^63 after it (so a
+ * reading behind it is negative), the result modulo 2^64 (as a
+ * two's-complement long long); beyond, the ticks wrap modulo 2^64 too.
+ * A 32-bit counter's extended ticks count from its first reading's low
+ * 32 bits, scaled the same way (1/1 without a frequency). */
 long long (*cpucycles_adapter_for(const struct choice *choice,
                                   long long persecond))(void);
 

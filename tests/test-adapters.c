@@ -222,6 +222,18 @@ static unsigned long long reference(unsigned long long ticks, unsigned long long
   return quotient;
 }
 
+/* floor(delta * num / den) modulo 2^64 for a signed delta: below 0 by
+ * way of m * den ticks being exactly m * num cycles. */
+static unsigned long long reference_signed(long long delta, unsigned long long num,
+                                           unsigned long long den)
+{
+  unsigned long long k, m;
+  if (delta >= 0) return reference((unsigned long long) delta, num, den);
+  k = 0 - (unsigned long long) delta;
+  m = k / den + 1;
+  return reference(m * den - k, num, den) - m * num;
+}
+
 /* The scaled wrapper the library installs over nanoclock (first read at
  * start), for a counter of this frequency and this persecond. */
 static long long (*scaled_over_nanoclock(long long start, long long frequency,
@@ -290,6 +302,31 @@ START_TEST(scaled_wrapper_ticks_since_first_call_past_2_63)
 }
 END_TEST
 
+START_TEST(scaled_wrapper_reading_behind_first_call)
+{
+  /* A reading behind the first call's (another CPU's counter a few ticks
+   * behind, a wall clock stepped back, by a second or by a century)
+   * gives a negative count, exact like the others, not a jump. */
+  static const long long behind[] = {
+    1, 2, 3, 9, 10, 11, 210, 1000000000LL, 3155760000000000000LL, 2305843009213693951LL
+  };
+  size_t k;
+  long long (*fn)(void) = scaled_over_nanoclock(500, 1000000000LL, 2300000000LL);
+  for (k = 0; k < sizeof behind / sizeof behind[0]; k++) {
+    nanoclock_at(500, 0 - (unsigned long long) behind[k]);
+    ck_assert_int_eq(fn(), (long long) reference_signed(-behind[k], 23, 10));
+    ck_assert_int_lt(fn(), 0);
+  }
+  nanoclock_at(500, 0 - 10ULL);
+  ck_assert_int_eq(fn(), -23);
+  nanoclock_at(500, 0 - 9ULL);
+  ck_assert_int_eq(fn(), -21); /* floor(-20.7) */
+  fn = scaled_over_nanoclock(500, 1000000LL, 2596094000LL);
+  nanoclock_at(500, 0 - 1000000ULL); /* gettimeofday stepped back by 1 s */
+  ck_assert_int_eq(fn(), -2596094000LL);
+}
+END_TEST
+
 START_TEST(scaled_wrapper_result_across_2_63)
 {
   /* The count itself passes 2^63 (127 years at 2.3 GHz): it goes on
@@ -328,12 +365,21 @@ static unsigned long long random_bits(void)
   return next_random() >> (next_random() % 64);
 }
 
+/* Ticks since the first call where the wrapper is exact (adapters.h):
+ * from 2^61 before to 2^63 after, random sizes. */
+static long long random_delta(void)
+{
+  unsigned long long r = random_bits();
+  return r & 1 ? -(long long) (r >> 3) : (long long) (r >> 1);
+}
+
 START_TEST(scaled_wrapper_exact_for_any_ratio)
 {
   /* The ratios the probe hands over (persecond over a counter's
    * frequency: OS clocks, timers of tens of MHz, the TSC, QPC's ACPI
    * timer, s390x's 4.096 GHz), extreme ones, and random ones; each at
-   * random distances from the first call, from 0 to 2^64. */
+   * random distances from the first call, 2^61 ticks before it to 2^63
+   * after. */
   static const long long frequencies[] = {
     1000000LL, 1000000000LL, 24000000LL, 19200000LL, 25000000LL, 54000000LL,
     3579545LL, 10000000LL, 4096000000LL, 2599999000LL, 1LL, 3LL,
@@ -352,23 +398,23 @@ START_TEST(scaled_wrapper_exact_for_any_ratio)
       if (frequencies[f] == persecond[p]) continue; /* called directly */
       ck_assert_int_eq(fn(), 0);
       for (i = 0; i < 200; i++) {
-        unsigned long long ticks = random_bits();
-        nanoclock_at(start, ticks);
+        long long delta = random_delta();
+        nanoclock_at(start, (unsigned long long) delta);
         ck_assert_uint_eq((unsigned long long) fn(),
-                          reference(ticks, (unsigned long long) persecond[p],
-                                    (unsigned long long) frequencies[f]));
+                          reference_signed(delta, (unsigned long long) persecond[p],
+                                           (unsigned long long) frequencies[f]));
       }
     }
   for (i = 0; i < 20000; i++) {
     long long frequency = (long long) (random_bits() >> 1), second = (long long) (random_bits() >> 1);
-    long long start = (long long) next_random();
-    unsigned long long ticks = random_bits();
+    long long start = (long long) next_random(), delta = random_delta();
     long long (*fn)(void);
     if (frequency == 0 || second == 0 || frequency == second) continue;
     fn = scaled_over_nanoclock(start, frequency, second);
-    nanoclock_at(start, ticks);
+    nanoclock_at(start, (unsigned long long) delta);
     ck_assert_uint_eq((unsigned long long) fn(),
-                      reference(ticks, (unsigned long long) second, (unsigned long long) frequency));
+                      reference_signed(delta, (unsigned long long) second,
+                                       (unsigned long long) frequency));
   }
 }
 END_TEST
@@ -435,6 +481,7 @@ int main(void)
   tcase_add_test(t, scaled_wrapper_exact_decades_after_first_call);
   tcase_add_test(t, scaled_wrapper_counter_crossing_2_63);
   tcase_add_test(t, scaled_wrapper_ticks_since_first_call_past_2_63);
+  tcase_add_test(t, scaled_wrapper_reading_behind_first_call);
   tcase_add_test(t, scaled_wrapper_result_across_2_63);
   tcase_add_test(t, scaled_wrapper_exact_for_any_ratio);
   tcase_add_test(t, exact_scale_both_ways_match_reference);

@@ -16,7 +16,8 @@
  *     from the same clock as the wrapper's, so emulation speed does not
  *     matter, while the 64-bit atomics of 32-bit ISAs are exercised);
  *  4. exact scaling: the installed scaled wrapper over a fake clock twenty
- *     years after the first call and as its result passes 2^63, and the
+ *     years after the first call, as its result passes 2^63 and behind
+ *     the first call, and the
  *     arithmetic (128-bit where the compiler has it, 64-bit only on 32-bit
  *     ISAs) against a bit-by-bit reference, on every ISA and byte order.
  *
@@ -249,6 +250,11 @@ static void scaled_exact(void)
     previous = v;
   }
   check(ok && crossed, "scaled wrapper passes 2^63 exactly, modulo 2^64");
+  fake_ns = 5 - 9;
+  v = (unsigned long long) fn();
+  fake_ns = 5 - 1000000000LL;
+  check(v == (unsigned long long) -21 && fn() == -2300000000LL,
+        "scaled wrapper: readings behind the first call are negative, exact");
 
   ok = 1;
   for (n = 0; n < sizeof values / sizeof values[0]; n++)
