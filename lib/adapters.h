@@ -45,7 +45,7 @@ long long cpucycles_extend32_value(struct extend32 *e,
  * num/den = whole + rest/den (rest < den).  fraction is 2^128 * rest/den
  * rounded up, so ticks * fraction / 2^128 exceeds ticks * rest/den by less
  * than ticks/2^128 < 2^-64 <= 1/den: too little to reach the next integer
- * (ticks * rest/den is at most 1 - 1/den past one), so the integer part
+ * (ticks * rest/den lies at most 1 - 1/den past an integer), so its integer part
  * is exactly floor(ticks * rest/den).  Each value thus costs three
  * multiplications: ticks * whole, and the upper half of the 192-bit
  * ticks * fraction. */
