@@ -111,22 +111,129 @@ long long cpucycles_extend32_value(struct extend32 *e,
   return ticks;
 }
 
+/* ---- exact scaling (adapters.h says why it is exact) ---- */
+
+void cpucycles_exact_scale_start(struct exact_scale *s, long long num, long long den)
+{
+  unsigned long long n = (unsigned long long) num, d = (unsigned long long) den;
+  unsigned long long r, high = 0, low = 0;
+  int i;
+  s->whole = n / d;
+  /* 128 bits of rest/den by long division, one bit at a time (the first
+   * call only): r < d < 2^63, so 2r cannot overflow. */
+  r = n % d;
+  for (i = 0; i < 128; i++) {
+    high = high << 1 | low >> 63;
+    low <<= 1;
+    r <<= 1;
+    if (r >= d) {
+      r -= d;
+      low |= 1;
+    }
+  }
+  /* rounded up; cannot carry out of 128 bits, since rest/den < 1 - 2^-64 */
+  if (r != 0 && ++low == 0) high++;
+  s->fraction_high = high;
+  s->fraction_low = low;
+}
+
+/* The upper half of the 128-bit a * b, and the lower in *low, from four
+ * 32x32-bit products (one instruction each on 32-bit ISAs). */
+static inline unsigned long long multiply_64x64(unsigned long long a, unsigned long long b,
+                                                unsigned long long *low)
+{
+  unsigned long long a0 = a & 0xffffffffULL, a1 = a >> 32;
+  unsigned long long b0 = b & 0xffffffffULL, b1 = b >> 32;
+  unsigned long long p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+  unsigned long long middle = (p00 >> 32) + (p01 & 0xffffffffULL) + (p10 & 0xffffffffULL);
+  *low = middle << 32 | (p00 & 0xffffffffULL);
+  return p11 + (p01 >> 32) + (p10 >> 32) + (middle >> 32);
+}
+
+static inline unsigned long long scale_portable(const struct exact_scale *s,
+                                                unsigned long long ticks)
+{
+  unsigned long long ignored, low, high, sum;
+  /* bits 128 and up of ticks * fraction: ticks * fraction_high, plus the
+   * carry of the upper half of ticks * fraction_low into its lower half */
+  sum = multiply_64x64(ticks, s->fraction_low, &ignored);
+  high = multiply_64x64(ticks, s->fraction_high, &low);
+  sum += low;
+  high += sum < low;
+  return ticks * s->whole + high;
+}
+
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 uint128;
+
+static inline unsigned long long scale(const struct exact_scale *s, unsigned long long ticks)
+{
+  uint128 sum = ((uint128) ticks * s->fraction_low >> 64) + (uint128) ticks * s->fraction_high;
+  return ticks * s->whole + (unsigned long long) (sum >> 64);
+}
+#else
+static inline unsigned long long scale(const struct exact_scale *s, unsigned long long ticks)
+{
+  return scale_portable(s, ticks);
+}
+#endif
+
+unsigned long long cpucycles_exact_scale(const struct exact_scale *s, unsigned long long ticks)
+{
+  return scale(s, ticks);
+}
+
+unsigned long long cpucycles_exact_scale_portable(const struct exact_scale *s,
+                                                  unsigned long long ticks)
+{
+  return scale_portable(s, ticks);
+}
+
+/* ---- the wrappers ---- */
+
 /* The installed wrapper's configuration, published with release order
  * before cpucycles() points at a wrapper; wrappers load it with acquire. */
 struct wrapper {
   long long (*read)(void);
-  long long base;  /* ticks at installation, keeps the doubles small */
-  double scaling;
+  /* value = floor((ticks - base) * num / den) - offset, where base lies
+   * m * den ticks below the first reading and offset = m * num: see
+   * wrapper_start. */
+  unsigned long long base;
+  unsigned long long offset;
+  struct exact_scale scale;
   struct extend32 extend;
 };
 
 static struct wrapper installed;
 static struct wrapper *_Atomic active;
 
+/* Scaling by num/den from the reading first, which gives 0.
+ *
+ * Ticks behind first happen: another CPU's counter a few ticks behind
+ * just after the first call, a wall clock stepped back, an extend32
+ * reading older than its anchor.  They must give small negative values,
+ * not a jump through 2^64.  So the ticks are counted from a base
+ * m * den ticks below first (about 2^62, at least 2^61), where they are
+ * never negative, and the m * num cycles of that bias are subtracted
+ * again: exactly, since m * den ticks are exactly m * num cycles.  Exact
+ * from 2^61 ticks before first to 2^63 after (mostly about 2^62 and
+ * 3 * 2^62); the ticks and the value are modulo 2^64 beyond. */
+static void wrapper_start(struct wrapper *w, unsigned long long first, long long num,
+                          long long den)
+{
+  unsigned long long d = (unsigned long long) den;
+  unsigned long long m = d <= 1ULL << 62 ? (1ULL << 62) / d : 1;
+  cpucycles_exact_scale_start(&w->scale, num, den);
+  w->base = first - m * d;
+  w->offset = m * (unsigned long long) num;
+}
+
+/* Modulo 2^64: the conversion to long long is two's complement with gcc
+ * and clang. */
 static long long scaled_read(void)
 {
   struct wrapper *w = atomic_load_explicit(&active, memory_order_acquire);
-  return (long long) ((double) (w->read() - w->base) * w->scaling);
+  return (long long) (scale(&w->scale, (unsigned long long) w->read() - w->base) - w->offset);
 }
 
 static long long extended_read(void)
@@ -134,7 +241,7 @@ static long long extended_read(void)
   struct wrapper *w = atomic_load_explicit(&active, memory_order_acquire);
   unsigned long long raw = (unsigned long long) w->read();
   long long ticks = cpucycles_extend32_value(&w->extend, raw, cpucycles_clock_usec());
-  return (long long) ((double) (ticks - w->base) * w->scaling);
+  return (long long) (scale(&w->scale, (unsigned long long) ticks - w->base) - w->offset);
 }
 
 /* A clock reading and a counter reading taken together: the clock is read
@@ -172,11 +279,15 @@ long long (*cpucycles_adapter_for(const struct choice *choice,
                                   long long persecond))(void)
 {
   const struct counter *c = choice->counter;
+  long long frequency = choice->info.frequency;
+  /* The probe scales a counter with a frequency by persecond/frequency
+   * and drops it where either is not positive; 1 when it counts cycles. */
+  int counts_cycles = frequency <= 0 || persecond <= 0 || frequency == persecond;
+  long long num = counts_cycles ? 1 : persecond, den = counts_cycles ? 1 : frequency;
 
-  if (!choice->info.only32 && choice->scaling == 1.0) return c->read;
+  if (!choice->info.only32 && counts_cycles) return c->read;
 
   installed.read = c->read;
-  installed.scaling = choice->scaling;
   if (choice->info.only32) {
     double guess;
 #ifndef _WIN32
@@ -187,11 +298,11 @@ long long (*cpucycles_adapter_for(const struct choice *choice,
     double rate = measure_ticks_per_usec(c->read, guess);
     unsigned long long raw = (unsigned long long) c->read();
     cpucycles_extend32_start(&installed.extend, rate, raw, cpucycles_clock_usec());
-    installed.base = (long long) (raw & 0xffffffffULL);
+    wrapper_start(&installed, raw & 0xffffffffULL, num, den);
     atomic_store_explicit(&active, &installed, memory_order_release);
     return extended_read;
   }
-  installed.base = c->read();
+  wrapper_start(&installed, (unsigned long long) c->read(), num, den);
   atomic_store_explicit(&active, &installed, memory_order_release);
   return scaled_read;
 }

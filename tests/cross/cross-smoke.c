@@ -14,7 +14,12 @@
  *     and the installed 32-bit wrapper, on a fake 32-bit counter that wraps
  *     every 16.8 ms, counts the wraps of a 50 ms sleep (its ticks come
  *     from the same clock as the wrapper's, so emulation speed does not
- *     matter, while the 64-bit atomics of 32-bit ISAs are exercised).
+ *     matter, while the 64-bit atomics of 32-bit ISAs are exercised);
+ *  4. exact scaling: the installed scaled wrapper over a fake clock twenty
+ *     years after the first call, as its result passes 2^63 and behind
+ *     the first call, and the
+ *     arithmetic (128-bit where the compiler has it, 64-bit only on 32-bit
+ *     ISAs) against a bit-by-bit reference, on every ISA and byte order.
  *
  * Prints "cross-smoke: N passed, N failed" last; exits 1 on any failure. */
 #include "counter.h"
@@ -163,6 +168,108 @@ static void extend32_installed(void)
   check(never_decreases(fn, 10000), "extend32 wrapper never decreases (10000 reads)");
 }
 
+/* floor(ticks * num / den) modulo 2^64, bit by bit (den < 2^63). */
+static unsigned long long reference(unsigned long long ticks, unsigned long long num,
+                                    unsigned long long den)
+{
+  unsigned long long hi = 0, lo = 0, quotient = 0, r = 0;
+  int i;
+  for (i = 63; i >= 0; i--) {
+    hi = hi << 1 | lo >> 63;
+    lo <<= 1;
+    if (num >> i & 1) {
+      lo += ticks;
+      hi += lo < ticks;
+    }
+  }
+  for (i = 127; i >= 0; i--) {
+    r = r << 1 | ((i >= 64 ? hi >> (i - 64) : lo >> i) & 1);
+    quotient <<= 1;
+    if (r >= den) {
+      r -= den;
+      quotient |= 1;
+    }
+  }
+  return quotient;
+}
+
+static long long fake_ns;
+static long long fake_ns_read(void)
+{
+  return fake_ns;
+}
+
+static int fake_ns_setup(struct counter_info *info)
+{
+  info->kind = COUNTER_OSCLOCK;
+  info->frequency = 1000000000LL;
+  info->only32 = 0;
+  return 0;
+}
+
+static const struct counter fakeclock = { "fakeclock", fake_ns_read, fake_ns_setup, 0, 0 };
+
+static void scaled_exact(void)
+{
+  static const long long values[] = {
+    1, 3, 10, 23, 1000000LL, 24000000LL, 1000000000LL, 2300000000LL, 2399987654LL,
+    4294967295LL, 4294967297LL, 100000000000LL, 9223372036854775807LL
+  };
+  static const unsigned long long ticks[] = {
+    0, 1, 209, 210, 4294967296ULL, 9007199254740993ULL, 631152000000000000ULL,
+    (1ULL << 63) + 7, 18446744073709551615ULL
+  };
+  const unsigned long long twenty_years = 20ULL * 31557600ULL * 1000000000ULL;
+  const unsigned long long near_2_63 = (1ULL << 63) / 23 * 10 - 500;
+  struct choice choice;
+  struct exact_scale scale;
+  long long (*fn)(void);
+  unsigned long long i, t, v, previous = 0;
+  size_t n, d, k;
+  int ok = 1, crossed = 0;
+
+  choice.counter = &fakeclock;
+  fake_ns_setup(&choice.info);
+  choice.scaling = 2.3;
+  choice.precision = 203;
+  fake_ns = 5;
+  fn = cpucycles_adapter_for(&choice, 2300000000LL);
+  for (i = 0; i < 1000; i++) {
+    t = twenty_years + i;
+    fake_ns = (long long) (5 + t);
+    if ((unsigned long long) fn() != t / 10 * 23 + t % 10 * 23 / 10) ok = 0;
+  }
+  check(ok, "scaled wrapper exact twenty years after the first call (2.3 cycles per ns)");
+  ok = 1;
+  for (i = 0; i < 1000; i++) {
+    t = near_2_63 + i;
+    fake_ns = (long long) (5 + t);
+    v = (unsigned long long) fn();
+    if (v != t / 10 * 23 + t % 10 * 23 / 10) ok = 0;
+    if (i > 0 && previous < (1ULL << 63) && v >= (1ULL << 63)) crossed = 1;
+    previous = v;
+  }
+  check(ok && crossed, "scaled wrapper passes 2^63 exactly, modulo 2^64");
+  fake_ns = 5 - 9;
+  v = (unsigned long long) fn();
+  fake_ns = 5 - 1000000000LL;
+  check(v == (unsigned long long) -21 && fn() == -2300000000LL,
+        "scaled wrapper: readings behind the first call are negative, exact");
+
+  ok = 1;
+  for (n = 0; n < sizeof values / sizeof values[0]; n++)
+    for (d = 0; d < sizeof values / sizeof values[0]; d++) {
+      cpucycles_exact_scale_start(&scale, values[n], values[d]);
+      for (k = 0; k < sizeof ticks / sizeof ticks[0]; k++) {
+        unsigned long long want = reference(ticks[k], (unsigned long long) values[n],
+                                            (unsigned long long) values[d]);
+        if (cpucycles_exact_scale(&scale, ticks[k]) != want) ok = 0;
+        if (cpucycles_exact_scale_portable(&scale, ticks[k]) != want) ok = 0;
+      }
+    }
+  check(ok, "exact scaling, both ways, matches the bit-by-bit reference");
+}
+
 int main(void)
 {
   setvbuf(stdout, 0, _IONBF, 0);
@@ -172,6 +279,7 @@ int main(void)
   each_counter(cpucycles_persecond());
   extend32_synthetic();
   extend32_installed();
+  scaled_exact();
   printf("cross-smoke: %d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }
