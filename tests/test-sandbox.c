@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 #include "cpucycles.h"
 #include "fixture-tree.h"
@@ -98,6 +99,72 @@ START_TEST(eintr_on_every_read)
   ck_assert_int_eq(out.persecond, CPUCYCLES_PERSECOND_DEFAULT);
 }
 END_TEST
+
+/* ---- refused questions: prctl(PR_GET_TSC), rt_sigpending ---- */
+
+/* The choice without a filter, for comparison. */
+static void first_call_free(struct outcome *out)
+{
+  first_call_under(0, 0, 0, out);
+  assert_counts(out, "without a filter");
+}
+
+START_TEST(rt_sigpending_refused)
+{
+  static const struct refusal refused[] = { { "rt_sigpending", EPERM } };
+  struct outcome free_choice, out;
+
+  first_call_free(&free_choice);
+  first_call_under(refused, 1, 0, &out);
+  assert_counts(&out, "rt_sigpending refused");
+  ck_assert_str_eq(out.implementation, free_choice.implementation);
+}
+END_TEST
+
+#if defined(__x86_64__) || defined(__i386__)
+static void disable_rdtsc(void)
+{
+  if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0) _exit(3);
+}
+
+/* The library cannot ask whether RDTSC faults: the same choice as when it
+ * can, where it does not. */
+static void prctl_refused_rdtsc_allowed(int err)
+{
+  const struct refusal refused[] = { { "prctl", err } };
+  struct outcome free_choice, out;
+
+  first_call_free(&free_choice);
+  first_call_under(refused, 1, 0, &out);
+  assert_counts(&out, "prctl refused");
+  ck_assert_str_eq(out.implementation, free_choice.implementation);
+}
+
+/* Where it does fault (a sandbox disabled RDTSC, then refused prctl): no
+ * TSC, and the OS clocks read through the system call, which cannot
+ * fault, rather than the vDSO, which does. */
+static void prctl_refused_rdtsc_disabled(int err)
+{
+  const struct refusal refused[] = { { "prctl", err } };
+  struct outcome out;
+
+  first_call_under(refused, 1, disable_rdtsc, &out);
+  assert_counts(&out, "RDTSC disabled, prctl refused");
+  ck_assert_msg(strncmp(out.implementation, "default-", 8) == 0,
+                "RDTSC faults, yet %s was chosen", out.implementation);
+}
+
+START_TEST(prctl_eperm_rdtsc_allowed) { prctl_refused_rdtsc_allowed(EPERM); }
+END_TEST
+START_TEST(prctl_enosys_rdtsc_allowed) { prctl_refused_rdtsc_allowed(ENOSYS); }
+END_TEST
+START_TEST(prctl_eperm_rdtsc_disabled) { prctl_refused_rdtsc_disabled(EPERM); }
+END_TEST
+START_TEST(prctl_enosys_rdtsc_disabled) { prctl_refused_rdtsc_disabled(ENOSYS); }
+END_TEST
+START_TEST(prctl_einval_rdtsc_disabled) { prctl_refused_rdtsc_disabled(EINVAL); }
+END_TEST
+#endif
 
 /* The PMU discovery, which a perf counter's first successful open
  * starts, over a fixture tree with one core PMU. */
@@ -191,6 +258,14 @@ int main(void)
   tcase_add_test(t, eintr_on_every_read);
   tcase_add_test(t, eintr_on_every_directory_read);
   tcase_add_test(t, cpucycles_open_survives_eintr_on_every_read);
+  tcase_add_test(t, rt_sigpending_refused);
+#if defined(__x86_64__) || defined(__i386__)
+  tcase_add_test(t, prctl_eperm_rdtsc_allowed);
+  tcase_add_test(t, prctl_enosys_rdtsc_allowed);
+  tcase_add_test(t, prctl_eperm_rdtsc_disabled);
+  tcase_add_test(t, prctl_enosys_rdtsc_disabled);
+  tcase_add_test(t, prctl_einval_rdtsc_disabled);
+#endif
   suite_add_tcase(s, t);
   return run_suite(s);
 }
