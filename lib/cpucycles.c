@@ -41,25 +41,80 @@ static volatile int tracing;
  * with whatever the caller printed before its first call.  Ours flush the
  * caller's stdout first and are then written with write(2) from a stack
  * buffer, which gives the same order without letting stdio allocate a
- * buffer for stdout when the caller has not printed yet. */
+ * buffer for stdout when the caller has not printed yet.
+ *
+ * The probe runs under the library's lock, and another thread may hold
+ * stdout's lock meanwhile (flockfile, or in the middle of a printf) and
+ * then call cpucycles(), which waits for the probe: waiting for stdout's
+ * lock there would wait forever.  So stdout is flushed only when its lock
+ * is free (or already the caller's); otherwise this line and the rest are
+ * kept (a static buffer: the first call's stack stays small) and written
+ * once the first call is over and the library's lock released, after
+ * flushing stdout then.  Either way the lines come in order, after what
+ * was printed before the first call; held, they come in one piece at the
+ * end of it.  Windows has no try-lock for stdio: the lines always wait
+ * for the end of the first call there. */
+static char trace_kept[4096];
+static size_t trace_kept_len;
+static int trace_keeping; /* once one line is kept, the next ones are too */
+
+static void write_out(const char *p, size_t len)
+{
+  while (len > 0) {
+    ssize_t w = write(1, p, len);
+    if (w <= 0) break;
+    p += w;
+    len -= (size_t) w;
+  }
+}
+
+/* stdout flushed, if that needs no wait; 1 when done. */
+static int flush_stdout_without_waiting(void)
+{
+#ifdef _WIN32
+  return 0;
+#else
+  if (ftrylockfile(stdout) != 0) return 0;
+  fflush(stdout);
+  funlockfile(stdout);
+  return 1;
+#endif
+}
+
 static void trace_line(const struct probe_report *r, void *unused)
 {
   char line[256];
   int len;
   (void) unused;
-  fflush(stdout);
   len = snprintf(line, sizeof line,
                  "cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n",
                  r->index, r->name, r->precision, r->scaling, r->info.only32);
-  if (len > 0 && (size_t) len < sizeof line) {
-    const char *p = line;
-    while (len > 0) {
-      ssize_t w = write(1, p, (size_t) len);
-      if (w <= 0) break;
-      p += w;
-      len -= (int) w;
-    }
+  if (len <= 0 || (size_t) len >= sizeof line) return;
+  if (!trace_keeping && flush_stdout_without_waiting()) {
+    write_out(line, (size_t) len);
+    return;
   }
+  trace_keeping = 1;
+  if (trace_kept_len + (size_t) len > sizeof trace_kept) {
+    /* no room (never with this library's counters): out with the rest,
+     * in order, unflushed */
+    write_out(trace_kept, trace_kept_len);
+    trace_kept_len = 0;
+  }
+  memcpy(trace_kept + trace_kept_len, line, (size_t) len);
+  trace_kept_len += (size_t) len;
+}
+
+/* The kept lines, after stdout is flushed (may_wait: stdout's lock may be
+ * waited for, the library's lock is not held), once: the first thread to
+ * get here after the first call writes them. */
+static void trace_write_kept(int may_wait)
+{
+  if (!__atomic_exchange_n(&trace_keeping, 0, __ATOMIC_ACQ_REL)) return;
+  if (may_wait) fflush(stdout);
+  else flush_stdout_without_waiting();
+  write_out(trace_kept, trace_kept_len);
+  trace_kept_len = 0;
 }
 
 /* The first call runs under probing, a mutex, and is over once
@@ -137,6 +192,7 @@ static void initialise(void)
 static void initialise_once(void)
 {
   cpucycles_once_windows(initialise);
+  trace_write_kept(1);
 }
 #else
 /* The first call is no cancellation point: a thread cancelled inside it
@@ -147,7 +203,7 @@ static void initialise_once(void)
  * point. */
 static void initialise_once(void)
 {
-  int cancel_state;
+  int cancel_state, mine = 0;
 
   if (__atomic_load_n(&initialised, __ATOMIC_ACQUIRE)) return;
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
@@ -155,8 +211,11 @@ static void initialise_once(void)
   if (!__atomic_load_n(&initialised, __ATOMIC_RELAXED)) {
     initialise();
     __atomic_store_n(&initialised, 1, __ATOMIC_RELEASE);
+    mine = 1;
   }
   pthread_mutex_unlock(&probing);
+  /* outside the lock: stdout's may be waited for */
+  if (mine) trace_write_kept(1);
   pthread_setcancelstate(cancel_state, 0);
 }
 #endif
