@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "adapters.h"
 #include "environment.h"
+#include "forkhold.h"
 #include "perf.h"
 #include "persecond.h"
 #include "select.h"
@@ -131,14 +132,21 @@ static void trace_write_kept(int may_wait)
  * once, before any thread can make a first call; glibc drops them again
  * when the library is unloaded (dlclose).  They cannot be registered under
  * probing: glibc runs prepare handlers holding its own atfork lock, which
- * pthread_atfork also takes. */
+ * pthread_atfork also takes.
+ *
+ * The program's own fork handlers may run while fork holds probing (those
+ * registered before a dlopen of the library, see forkhold.h) and make the
+ * first call there: the forking thread then makes it without taking
+ * probing, which it holds already. */
 #ifndef _WIN32 /* Windows has no fork() */
 static pthread_mutex_t probing = PTHREAD_MUTEX_INITIALIZER;
+static struct cpucycles_fork_hold probing_for_fork;
 static int initialised;
 
 static void on_fork_prepare(void)
 {
   pthread_mutex_lock(&probing);
+  cpucycles_fork_hold_take(&probing_for_fork);
 #ifdef CPUCYCLES_PERF_AVAILABLE
   cpucycles_perf_fork_prepare();
 #endif
@@ -149,6 +157,7 @@ static void on_fork_parent(void)
 #ifdef CPUCYCLES_PERF_AVAILABLE
   cpucycles_perf_fork_parent();
 #endif
+  cpucycles_fork_hold_drop(&probing_for_fork);
   pthread_mutex_unlock(&probing);
 }
 
@@ -160,6 +169,7 @@ static void on_fork_child(void)
   cpucycles_perf_fork_child();
 #endif
   if (chosen->atfork_child) chosen->atfork_child();
+  cpucycles_fork_hold_drop(&probing_for_fork);
   pthread_mutex_unlock(&probing);
 }
 
@@ -207,6 +217,17 @@ static void initialise_once(void)
 
   if (__atomic_load_n(&initialised, __ATOMIC_ACQUIRE)) return;
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+  if (cpucycles_fork_hold_mine(&probing_for_fork)) {
+    /* inside fork's handlers, probing held already: no waiting for
+     * stdout either */
+    if (!__atomic_load_n(&initialised, __ATOMIC_RELAXED)) {
+      initialise();
+      __atomic_store_n(&initialised, 1, __ATOMIC_RELEASE);
+      trace_write_kept(0);
+    }
+    pthread_setcancelstate(cancel_state, 0);
+    return;
+  }
   pthread_mutex_lock(&probing);
   if (!__atomic_load_n(&initialised, __ATOMIC_RELAXED)) {
     initialise();
