@@ -3,6 +3,7 @@
 #include <sys/time.h>
 #include <time.h>
 #include "adapters.h"
+#include "annotate.h"
 #include "osclock.h"
 
 #define TWO32 4294967296.0
@@ -168,6 +169,15 @@ static double measure_ticks_per_usec(long long (*read)(void), double fallback)
   return (double) ((now - start) & 0xffffffffULL) / (double) (usec - start_usec);
 }
 
+/* The wrapper's configuration, read by every caller from now on; its
+ * extend32 anchor is moved by callers with atomics (annotate.h). */
+static void publish_wrapper(void)
+{
+  CPUCYCLES_PUBLISHED(&installed, sizeof installed);
+  CPUCYCLES_PUBLISHED(&active, sizeof active);
+  atomic_store_explicit(&active, &installed, memory_order_release);
+}
+
 long long (*cpucycles_adapter_for(const struct choice *choice,
                                   long long persecond))(void)
 {
@@ -188,10 +198,10 @@ long long (*cpucycles_adapter_for(const struct choice *choice,
     unsigned long long raw = (unsigned long long) c->read();
     cpucycles_extend32_start(&installed.extend, rate, raw, cpucycles_clock_usec());
     installed.base = (long long) (raw & 0xffffffffULL);
-    atomic_store_explicit(&active, &installed, memory_order_release);
+    publish_wrapper();
     return extended_read;
   }
   installed.base = c->read();
-  atomic_store_explicit(&active, &installed, memory_order_release);
+  publish_wrapper();
   return scaled_read;
 }

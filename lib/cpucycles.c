@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "adapters.h"
+#include "annotate.h"
 #include "environment.h"
 #include "forkhold.h"
 #include "perf.h"
@@ -194,6 +195,9 @@ static void initialise(void)
                    0, &choice);
   chosen = choice.counter;
   fn = cpucycles_adapter_for(&choice, persecond);
+  /* The ABI's plain pointer, which callers load without atomics (see
+   * annotate.h; tests/tsan.supp says the same to ThreadSanitizer). */
+  CPUCYCLES_PUBLISHED(&cpucycles, sizeof cpucycles);
   __atomic_store_n(&cpucycles, fn, __ATOMIC_RELEASE);
 }
 
@@ -205,6 +209,15 @@ static void initialise_once(void)
   trace_write_kept(1);
 }
 #else
+/* The first call is over: what it set is seen by every thread that reads
+ * initialised with acquire and sees 1. */
+static void publish_initialised(void)
+{
+  CPUCYCLES_PUBLISHED(&initialised, sizeof initialised); /* an atomic */
+  CPUCYCLES_HAPPENS_BEFORE(&initialised);
+  __atomic_store_n(&initialised, 1, __ATOMIC_RELEASE);
+}
+
 /* The first call is no cancellation point: a thread cancelled inside it
  * (deferred cancellation: the probe reads files) would die holding
  * probing, and every later first call and fork() would wait forever.
@@ -215,14 +228,17 @@ static void initialise_once(void)
 {
   int cancel_state, mine = 0;
 
-  if (__atomic_load_n(&initialised, __ATOMIC_ACQUIRE)) return;
+  if (__atomic_load_n(&initialised, __ATOMIC_ACQUIRE)) {
+    CPUCYCLES_HAPPENS_AFTER(&initialised);
+    return;
+  }
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
   if (cpucycles_fork_hold_mine(&probing_for_fork)) {
     /* inside fork's handlers, probing held already: no waiting for
      * stdout either */
     if (!__atomic_load_n(&initialised, __ATOMIC_RELAXED)) {
       initialise();
-      __atomic_store_n(&initialised, 1, __ATOMIC_RELEASE);
+      publish_initialised();
       trace_write_kept(0);
     }
     pthread_setcancelstate(cancel_state, 0);
@@ -231,7 +247,7 @@ static void initialise_once(void)
   pthread_mutex_lock(&probing);
   if (!__atomic_load_n(&initialised, __ATOMIC_RELAXED)) {
     initialise();
-    __atomic_store_n(&initialised, 1, __ATOMIC_RELEASE);
+    publish_initialised();
     mine = 1;
   }
   pthread_mutex_unlock(&probing);

@@ -2,6 +2,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include "annotate.h"
 #include "osclock.h"
 #if defined(__linux__) && (defined(__x86_64__) || defined(__i386__))
 #include <sys/prctl.h>
@@ -29,6 +30,9 @@ void cpucycles_osclock_setup(void)
      * call, which cannot fault; the TSC counters are tried as any counter
      * that might fault. */
     state = CPUCYCLES_RDTSC_UNKNOWN;
+  /* atomics, read by every caller of the OS clocks (annotate.h) */
+  CPUCYCLES_PUBLISHED(&rdtsc_state, sizeof rdtsc_state);
+  CPUCYCLES_PUBLISHED(&cpucycles_osclock_use_syscall, sizeof cpucycles_osclock_use_syscall);
   __atomic_store_n(&rdtsc_state, state, __ATOMIC_RELAXED);
   if (state != CPUCYCLES_RDTSC_ALLOWED)
     __atomic_store_n(&cpucycles_osclock_use_syscall, 1, __ATOMIC_RELAXED);
