@@ -118,7 +118,8 @@ plain_build() {
 }
 
 # vg NAME PROGRAM ARGS...: PROGRAM under memcheck; exit 99 means a memcheck
-# error (in the program or in any forked child), anything else nonzero a
+# error (in the program or in any forked child), 77 a program that skips
+# itself under valgrind (test-sandbox: seccomp), anything else nonzero a
 # test failure.
 vg() {
   local name=$1; shift
@@ -132,6 +133,8 @@ vg() {
   status=$?
   if [ "$status" -eq 0 ]; then
     pass "valgrind: $name: no memcheck error, no leak"
+  elif [ "$status" -eq 77 ]; then
+    echo "valgrind: $name: skipped ($(grep -m 1 "not checked" "$log"))"
   else
     grep -E '^==[0-9]+== (Invalid|Conditional|Syscall|Use of|Mismatched|[0-9,]+ bytes in)|ERROR SUMMARY: [1-9]|:[EF]:' "$log" | head -n 30
     fail "valgrind: $name (exit $status; 99 = memcheck error)"
