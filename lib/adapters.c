@@ -3,6 +3,7 @@
 #include <sys/time.h>
 #include <time.h>
 #include "adapters.h"
+#include "annotate.h"
 #include "osclock.h"
 
 #define TWO32 4294967296.0
@@ -12,35 +13,48 @@
 /* QueryPerformanceCounter: mingw-w64's clock_gettime is winpthread's. */
 #include <windows.h>
 
-long long cpucycles_clock_usec(void)
+static int clock_usec_read(long long *usec)
 {
   LARGE_INTEGER t, f;
   QueryPerformanceCounter(&t);
   QueryPerformanceFrequency(&f);
   /* seconds and remainder apart: t * 1000000 could overflow */
-  return t.QuadPart / f.QuadPart * 1000000LL
-         + t.QuadPart % f.QuadPart * 1000000LL / f.QuadPart;
+  *usec = t.QuadPart / f.QuadPart * 1000000LL
+          + t.QuadPart % f.QuadPart * 1000000LL / f.QuadPart;
+  return 0;
 }
 #else
 /* Through lib/osclock.h: the system call where the process disabled
  * RDTSC, which the vDSO's clocks would fault on (asked once, by the OS
  * clocks' setup and by cpucycles_adapter_for()). */
-long long cpucycles_clock_usec(void)
+static int clock_usec_read(long long *usec)
 {
 #ifdef CLOCK_MONOTONIC
   {
     struct timespec ts;
-    if (cpucycles_osclock_gettime(CLOCK_MONOTONIC, &ts) == 0)
-      return (long long) ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+    if (cpucycles_osclock_gettime(CLOCK_MONOTONIC, &ts) == 0) {
+      *usec = (long long) ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+      return 0;
+    }
   }
 #endif
   {
     struct timeval tv;
-    cpucycles_osclock_gettimeofday(&tv);
-    return (long long) tv.tv_sec * 1000000LL + tv.tv_usec;
+    if (cpucycles_osclock_gettimeofday(&tv) == 0) {
+      *usec = (long long) tv.tv_sec * 1000000LL + tv.tv_usec;
+      return 0;
+    }
   }
+  /* both refused (a seccomp filter, where the system calls are used) */
+  return -1;
 }
 #endif
+
+long long cpucycles_clock_usec(void)
+{
+  long long usec;
+  return clock_usec_read(&usec) == 0 ? usec : 0;
+}
 
 static void anchor_store(struct extend32_anchor *a, long long usec, long long ticks)
 {
@@ -246,33 +260,52 @@ static long long extended_read(void)
 
 /* A clock reading and a counter reading taken together: the clock is read
  * on both sides of the counter and the pair is taken again (up to 100
- * times) when something, a preemption or an interrupt, came between them. */
-static void paired_reading(long long (*read)(void), long long *usec,
-                           unsigned long long *raw)
+ * times) when something, a preemption or an interrupt, came between them.
+ * -1 when the clock does not answer. */
+static int paired_reading(long long (*read)(void), long long *usec,
+                          unsigned long long *raw)
 {
   int tries;
   for (tries = 0; tries < 100; tries++) {
-    long long before = cpucycles_clock_usec(), after;
+    long long before, after;
+    if (clock_usec_read(&before) != 0) return -1;
     *raw = (unsigned long long) read();
-    after = cpucycles_clock_usec();
+    if (clock_usec_read(&after) != 0) return -1;
     *usec = before + (after - before) / 2;
-    if (after - before <= 20) return;
+    if (after - before <= 20) return 0;
   }
+  return 0;
 }
+
+/* Readings of the clock that the measurement below waits for 2 ms of:
+ * far more than a clock that moves ever needs (a coarse one included),
+ * a bound for one that never does. */
+#define MEASURE_READINGS_MAX 10000000L
 
 /* Ticks per microsecond of a 32-bit counter, measured against the clock
  * over about 2 ms (short enough not to wrap below 2 THz); each end is
- * known to within 10 us, so the rate to within about 1%. */
+ * known to within 10 us, so the rate to within about 1%.  fallback when
+ * the clock does not answer or does not move. */
 static double measure_ticks_per_usec(long long (*read)(void), double fallback)
 {
-  long long start_usec, usec;
+  long long start_usec, usec, n = 0;
   unsigned long long start, now;
-  paired_reading(read, &start_usec, &start);
+  if (paired_reading(read, &start_usec, &start) != 0) return fallback;
   do {
-    paired_reading(read, &usec, &now);
+    if (++n > MEASURE_READINGS_MAX || paired_reading(read, &usec, &now) != 0)
+      return fallback;
   } while (usec - start_usec < 2000 && usec >= start_usec);
   if (usec <= start_usec || ((now - start) & 0xffffffffULL) == 0) return fallback;
   return (double) ((now - start) & 0xffffffffULL) / (double) (usec - start_usec);
+}
+
+/* The wrapper's configuration, read by every caller from now on; its
+ * extend32 anchor is moved by callers with atomics (annotate.h). */
+static void publish_wrapper(void)
+{
+  CPUCYCLES_PUBLISHED(&installed, sizeof installed);
+  CPUCYCLES_PUBLISHED(&active, sizeof active);
+  atomic_store_explicit(&active, &installed, memory_order_release);
 }
 
 long long (*cpucycles_adapter_for(const struct choice *choice,
@@ -299,10 +332,10 @@ long long (*cpucycles_adapter_for(const struct choice *choice,
     unsigned long long raw = (unsigned long long) c->read();
     cpucycles_extend32_start(&installed.extend, rate, raw, cpucycles_clock_usec());
     wrapper_start(&installed, raw & 0xffffffffULL, num, den);
-    atomic_store_explicit(&active, &installed, memory_order_release);
+    publish_wrapper();
     return extended_read;
   }
   wrapper_start(&installed, (unsigned long long) c->read(), num, den);
-  atomic_store_explicit(&active, &installed, memory_order_release);
+  publish_wrapper();
   return scaled_read;
 }

@@ -15,7 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "adapters.h"
+#include "annotate.h"
 #include "environment.h"
+#include "forkhold.h"
 #include "perf.h"
 #include "persecond.h"
 #include "select.h"
@@ -41,25 +43,80 @@ static volatile int tracing;
  * with whatever the caller printed before its first call.  Ours flush the
  * caller's stdout first and are then written with write(2) from a stack
  * buffer, which gives the same order without letting stdio allocate a
- * buffer for stdout when the caller has not printed yet. */
+ * buffer for stdout when the caller has not printed yet.
+ *
+ * The probe runs under the library's lock, and another thread may hold
+ * stdout's lock meanwhile (flockfile, or in the middle of a printf) and
+ * then call cpucycles(), which waits for the probe: waiting for stdout's
+ * lock there would wait forever.  So stdout is flushed only when its lock
+ * is free (or already the caller's); otherwise this line and the rest are
+ * kept (a static buffer: the first call's stack stays small) and written
+ * once the first call is over and the library's lock released, after
+ * flushing stdout then.  Either way the lines come in order, after what
+ * was printed before the first call; held, they come in one piece at the
+ * end of it.  Windows has no try-lock for stdio: the lines always wait
+ * for the end of the first call there. */
+static char trace_kept[4096];
+static size_t trace_kept_len;
+static int trace_keeping; /* once one line is kept, the next ones are too */
+
+static void write_out(const char *p, size_t len)
+{
+  while (len > 0) {
+    ssize_t w = write(1, p, len);
+    if (w <= 0) break;
+    p += w;
+    len -= (size_t) w;
+  }
+}
+
+/* stdout flushed, if that needs no wait; 1 when done. */
+static int flush_stdout_without_waiting(void)
+{
+#ifdef _WIN32
+  return 0;
+#else
+  if (ftrylockfile(stdout) != 0) return 0;
+  fflush(stdout);
+  funlockfile(stdout);
+  return 1;
+#endif
+}
+
 static void trace_line(const struct probe_report *r, void *unused)
 {
   char line[256];
   int len;
   (void) unused;
-  fflush(stdout);
   len = snprintf(line, sizeof line,
                  "cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n",
                  r->index, r->name, r->precision, r->scaling, r->info.only32);
-  if (len > 0 && (size_t) len < sizeof line) {
-    const char *p = line;
-    while (len > 0) {
-      ssize_t w = write(1, p, (size_t) len);
-      if (w <= 0) break;
-      p += w;
-      len -= (int) w;
-    }
+  if (len <= 0 || (size_t) len >= sizeof line) return;
+  if (!trace_keeping && flush_stdout_without_waiting()) {
+    write_out(line, (size_t) len);
+    return;
   }
+  trace_keeping = 1;
+  if (trace_kept_len + (size_t) len > sizeof trace_kept) {
+    /* no room (never with this library's counters): out with the rest,
+     * in order, unflushed */
+    write_out(trace_kept, trace_kept_len);
+    trace_kept_len = 0;
+  }
+  memcpy(trace_kept + trace_kept_len, line, (size_t) len);
+  trace_kept_len += (size_t) len;
+}
+
+/* The kept lines, after stdout is flushed (may_wait: stdout's lock may be
+ * waited for, the library's lock is not held), once: the first thread to
+ * get here after the first call writes them. */
+static void trace_write_kept(int may_wait)
+{
+  if (!__atomic_exchange_n(&trace_keeping, 0, __ATOMIC_ACQ_REL)) return;
+  if (may_wait) fflush(stdout);
+  else flush_stdout_without_waiting();
+  write_out(trace_kept, trace_kept_len);
+  trace_kept_len = 0;
 }
 
 /* The first call runs under probing, a mutex, and is over once
@@ -76,14 +133,21 @@ static void trace_line(const struct probe_report *r, void *unused)
  * once, before any thread can make a first call; glibc drops them again
  * when the library is unloaded (dlclose).  They cannot be registered under
  * probing: glibc runs prepare handlers holding its own atfork lock, which
- * pthread_atfork also takes. */
+ * pthread_atfork also takes.
+ *
+ * The program's own fork handlers may run while fork holds probing (those
+ * registered before a dlopen of the library, see forkhold.h) and make the
+ * first call there: the forking thread then makes it without taking
+ * probing, which it holds already. */
 #ifndef _WIN32 /* Windows has no fork() */
 static pthread_mutex_t probing = PTHREAD_MUTEX_INITIALIZER;
+static struct cpucycles_fork_hold probing_for_fork;
 static int initialised;
 
 static void on_fork_prepare(void)
 {
   pthread_mutex_lock(&probing);
+  cpucycles_fork_hold_take(&probing_for_fork);
 #ifdef CPUCYCLES_PERF_AVAILABLE
   cpucycles_perf_fork_prepare();
 #endif
@@ -94,6 +158,7 @@ static void on_fork_parent(void)
 #ifdef CPUCYCLES_PERF_AVAILABLE
   cpucycles_perf_fork_parent();
 #endif
+  cpucycles_fork_hold_drop(&probing_for_fork);
   pthread_mutex_unlock(&probing);
 }
 
@@ -105,6 +170,7 @@ static void on_fork_child(void)
   cpucycles_perf_fork_child();
 #endif
   if (chosen->atfork_child) chosen->atfork_child();
+  cpucycles_fork_hold_drop(&probing_for_fork);
   pthread_mutex_unlock(&probing);
 }
 
@@ -129,6 +195,9 @@ static void initialise(void)
                    0, &choice);
   chosen = choice.counter;
   fn = cpucycles_adapter_for(&choice, persecond);
+  /* The ABI's plain pointer, which callers load without atomics (see
+   * annotate.h; tests/tsan.supp says the same to ThreadSanitizer). */
+  CPUCYCLES_PUBLISHED(&cpucycles, sizeof cpucycles);
   __atomic_store_n(&cpucycles, fn, __ATOMIC_RELEASE);
 }
 
@@ -137,8 +206,18 @@ static void initialise(void)
 static void initialise_once(void)
 {
   cpucycles_once_windows(initialise);
+  trace_write_kept(1);
 }
 #else
+/* The first call is over: what it set is seen by every thread that reads
+ * initialised with acquire and sees 1. */
+static void publish_initialised(void)
+{
+  CPUCYCLES_PUBLISHED(&initialised, sizeof initialised); /* an atomic */
+  CPUCYCLES_HAPPENS_BEFORE(&initialised);
+  __atomic_store_n(&initialised, 1, __ATOMIC_RELEASE);
+}
+
 /* The first call is no cancellation point: a thread cancelled inside it
  * (deferred cancellation: the probe reads files) would die holding
  * probing, and every later first call and fork() would wait forever.
@@ -147,16 +226,33 @@ static void initialise_once(void)
  * point. */
 static void initialise_once(void)
 {
-  int cancel_state;
+  int cancel_state, mine = 0;
 
-  if (__atomic_load_n(&initialised, __ATOMIC_ACQUIRE)) return;
+  if (__atomic_load_n(&initialised, __ATOMIC_ACQUIRE)) {
+    CPUCYCLES_HAPPENS_AFTER(&initialised);
+    return;
+  }
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+  if (cpucycles_fork_hold_mine(&probing_for_fork)) {
+    /* inside fork's handlers, probing held already: no waiting for
+     * stdout either */
+    if (!__atomic_load_n(&initialised, __ATOMIC_RELAXED)) {
+      initialise();
+      publish_initialised();
+      trace_write_kept(0);
+    }
+    pthread_setcancelstate(cancel_state, 0);
+    return;
+  }
   pthread_mutex_lock(&probing);
   if (!__atomic_load_n(&initialised, __ATOMIC_RELAXED)) {
     initialise();
-    __atomic_store_n(&initialised, 1, __ATOMIC_RELEASE);
+    publish_initialised();
+    mine = 1;
   }
   pthread_mutex_unlock(&probing);
+  /* outside the lock: stdout's may be waited for */
+  if (mine) trace_write_kept(1);
   pthread_setcancelstate(cancel_state, 0);
 }
 #endif

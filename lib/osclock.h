@@ -7,10 +7,12 @@
  * (prctl(PR_SET_TSC, PR_TSC_SIGSEGV): sandboxes, record-and-replay tools)
  * gets SIGSEGV from the vDSO, although the system call still answers.  The
  * kernel says so in advance (PR_GET_TSC): cpucycles_osclock_setup() asks
- * it, once, on the first call, and from then on the clocks go to the
- * kernel.  Everywhere else, and in every process that did not disable the
- * TSC, the clocks stay the vDSO's: the hot path gains one predictable
- * branch on a flag that never changes after the first call.
+ * it, once, on the first call (x86 Linux only), and from then on the
+ * clocks go to the kernel.  So they do when the question is refused (a
+ * seccomp filter answering an error to prctl): nobody knows then whether
+ * the vDSO would fault.  Everywhere else, and in every process that did
+ * not disable the TSC, the clocks stay the vDSO's: the hot path gains one
+ * predictable branch on a flag that never changes after the first call.
  *
  * Internal to the library. */
 #ifndef CPUCYCLES_OSCLOCK_H
@@ -31,9 +33,19 @@ extern int cpucycles_osclock_use_syscall;
  * fallback clock, on the first call. */
 void cpucycles_osclock_setup(void);
 
-/* 1 when this process disabled RDTSC for itself (prctl PR_SET_TSC,
- * PR_TSC_SIGSEGV), which the kernel says in advance: the TSC counters ask
- * instead of faulting.  0 elsewhere, and off x86. */
+/* What the kernel said about RDTSC in this process: allowed (and off x86,
+ * where there is no such switch), faults (prctl PR_SET_TSC,
+ * PR_TSC_SIGSEGV), or unknown (prctl refused: the TSC counters may
+ * fault, and are tried as such). */
+enum cpucycles_rdtsc {
+  CPUCYCLES_RDTSC_ALLOWED,
+  CPUCYCLES_RDTSC_FAULTS,
+  CPUCYCLES_RDTSC_UNKNOWN
+};
+enum cpucycles_rdtsc cpucycles_rdtsc_state(void);
+
+/* 1 when the kernel said RDTSC faults here: the TSC counters ask instead
+ * of faulting.  0 otherwise (unknown included), and off x86. */
 int cpucycles_rdtsc_disabled(void);
 
 static inline int cpucycles_osclock_gettime(clockid_t clock, struct timespec *t)

@@ -17,6 +17,7 @@
 
 #include "counter.h"
 
+#include "forkhold.h"
 #include "osclock.h"
 #include "pmu.h"
 
@@ -86,9 +87,15 @@ static sigset_t fork_saved_mask;
 static pthread_key_t thread_key;
 static int thread_key_state; /* 0 not created, 1 created, -1 failed or deleted */
 
+/* fork's prepare handler holds registry (signals blocked) until the
+ * parent or child handler; a handler of the program that runs in between
+ * in the forking thread (forkhold.h) uses it as held. */
+static struct cpucycles_fork_hold registry_for_fork;
+
 static void lock_registry(sigset_t *saved)
 {
   sigset_t all;
+  if (cpucycles_fork_hold_mine(&registry_for_fork)) return;
   sigfillset(&all);
   if (pthread_sigmask(SIG_BLOCK, &all, saved) != 0) sigemptyset(saved);
   pthread_mutex_lock(&registry);
@@ -96,6 +103,7 @@ static void lock_registry(sigset_t *saved)
 
 static void unlock_registry(const sigset_t *saved)
 {
+  if (cpucycles_fork_hold_mine(&registry_for_fork)) return;
   pthread_mutex_unlock(&registry);
   pthread_sigmask(SIG_SETMASK, saved, 0);
 }
@@ -509,10 +517,12 @@ void cpucycles_perf_close(struct cpucycles_perf_event *ev)
 void cpucycles_perf_fork_prepare(void)
 {
   lock_registry(&fork_saved_mask);
+  cpucycles_fork_hold_take(&registry_for_fork);
 }
 
 void cpucycles_perf_fork_parent(void)
 {
+  cpucycles_fork_hold_drop(&registry_for_fork);
   unlock_registry(&fork_saved_mask);
 }
 
@@ -545,6 +555,7 @@ static void drop_inherited_locked(void)
 void cpucycles_perf_fork_child(void)
 {
   drop_inherited_locked();
+  cpucycles_fork_hold_drop(&registry_for_fork);
   unlock_registry(&fork_saved_mask);
 }
 

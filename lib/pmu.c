@@ -184,8 +184,7 @@ static int read_at(int dirfd, const char *name, const char *file,
   memcpy(path, name, a);
   path[a] = '/';
   memcpy(path + a + 1, file, b + 1);
-  do fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  while (fd < 0 && errno == EINTR);
+  fd = cpucycles_openat_retrying(dirfd, path);
   if (fd < 0) return -1;
   len = cpucycles_read_fd_start(fd, buf, size - 1, &full);
   close(fd);
@@ -255,9 +254,13 @@ int cpucycles_pmu_discover(const char *root, struct cpucycles_pmu *pmus, int max
   fd = cpucycles_open_under(root, DEVICES);
   if (fd < 0) return 0;
   for (;;) {
-    long n, at;
-    do n = syscall(SYS_getdents64, fd, buf.bytes, sizeof buf.bytes);
-    while (n < 0 && errno == EINTR);
+    long n = -1, at;
+    int tries;
+    /* EINTR: again, but not forever (readfile.h) */
+    for (tries = 0; tries < CPUCYCLES_EINTR_TRIES; tries++) {
+      n = syscall(SYS_getdents64, fd, buf.bytes, sizeof buf.bytes);
+      if (n >= 0 || errno != EINTR) break;
+    }
     if (n <= 0) break;
     for (at = 0; at < n;) {
       const struct dirent64_record *d =

@@ -24,11 +24,38 @@
 #define O_NONBLOCK 0
 #endif
 
+#define OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+
+/* path (relative to directory dirfd, where there are such directories),
+ * again when a signal interrupted the open, CPUCYCLES_EINTR_TRIES times
+ * at most. */
+static int open_retrying(int dirfd, const char *path)
+{
+  int fd = -1, tries;
+
+  for (tries = 0; tries < CPUCYCLES_EINTR_TRIES; tries++) {
+#ifdef _WIN32
+    (void) dirfd;
+    fd = open(path, OPEN_FLAGS);
+#else
+    fd = dirfd == AT_FDCWD ? open(path, OPEN_FLAGS) : openat(dirfd, path, OPEN_FLAGS);
+#endif
+    if (fd >= 0 || errno != EINTR) break;
+  }
+  return fd;
+}
+
+#ifndef _WIN32
+int cpucycles_openat_retrying(int dirfd, const char *path)
+{
+  return open_retrying(dirfd, path);
+}
+#endif
+
 int cpucycles_open_under(const char *root, const char *path)
 {
   char full[4096];
   size_t rootlen, pathlen;
-  int fd;
 
   if (!root) root = "";
   rootlen = strlen(root);
@@ -39,17 +66,22 @@ int cpucycles_open_under(const char *root, const char *path)
   }
   memcpy(full, root, rootlen);
   memcpy(full + rootlen, path, pathlen + 1);
-  do fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  while (fd < 0 && errno == EINTR);
-  return fd;
+#ifdef _WIN32
+  return open_retrying(-1, full);
+#else
+  return open_retrying(AT_FDCWD, full);
+#endif
 }
 
 ssize_t cpucycles_read_retrying(int fd, char *buf, size_t len)
 {
-  ssize_t r;
+  ssize_t r = -1;
+  int tries;
 
-  do r = read(fd, buf, len);
-  while (r < 0 && errno == EINTR);
+  for (tries = 0; tries < CPUCYCLES_EINTR_TRIES; tries++) {
+    r = read(fd, buf, len);
+    if (r >= 0 || errno != EINTR) break;
+  }
   return r;
 }
 

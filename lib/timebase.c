@@ -21,8 +21,7 @@
 #endif
 #endif
 #ifndef HAVE_PPC_GET_TIMEBASE_FREQ
-#include <fcntl.h>
-#include <unistd.h>
+#include "readfile.h"
 #endif
 
 #ifdef HAVE_PPC_GET_TIMEBASE_FREQ
@@ -38,14 +37,13 @@ static long long os_frequency(void)
 {
   static const char key[] = "timebase";
   char buf[8192];
-  size_t len = 0;
-  ssize_t n;
-  size_t i;
-  int fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  while (len < sizeof buf - 1 && (n = read(fd, buf + len, sizeof buf - 1 - len)) > 0)
-    len += (size_t) n;
-  close(fd);
+  size_t len, i;
+  int full;
+  /* An error part way (a read failing, EINTR included) is no value: a
+   * number cut short would read as a smaller one. */
+  ssize_t n = cpucycles_read_file_start("", "/proc/cpuinfo", buf, sizeof buf - 1, &full);
+  if (n < 0) return -1;
+  len = (size_t) n;
   buf[len] = 0;
   for (i = 0; i < len; i++) {
     long long f = 0;
@@ -61,7 +59,8 @@ static long long os_frequency(void)
       f = f * 10 + (buf[j] - '0');
       if (f > CPUCYCLES_TIMEBASE_MAX_HZ) return -1;
     }
-    if (buf[j] != '\n' && buf[j] != 0) return -1;
+    /* the end of the text ends the number only at the end of the file */
+    if (buf[j] != '\n' && (buf[j] != 0 || full)) return -1;
     return f;
   }
   return -1;

@@ -19,6 +19,11 @@
 
 #include "open-counters.h"
 
+/* A call that a signal interrupted (EINTR) is made again, this many times
+ * at most: a seccomp filter may answer EINTR to every call, and the tool
+ * must then report the failure, not hang. */
+#define EINTR_TRIES 100
+
 /* How a value is compared with the one the counters need. */
 enum need {
   AT_MOST,  /* value <= wanted allows them */
@@ -116,15 +121,18 @@ static int parse_value(const char *text, size_t len, long *value)
  * there cannot block. */
 static int read_file(const char *path, char *text, size_t *len)
 {
-  int fd, e = 0;
+  int fd = -1, e = 0, tries = 0;
   size_t n = 0;
 
-  do fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
-  while (fd < 0 && errno == EINTR);
+  while (fd < 0 && tries++ < EINTR_TRIES) {
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0 && errno != EINTR) break;
+  }
   if (fd < 0) return errno;
+  tries = 0;
   for (;;) {
     ssize_t r = read(fd, text + n, VALUE_MAX + 1 - n);
-    if (r < 0 && errno == EINTR) continue;
+    if (r < 0 && errno == EINTR && ++tries < EINTR_TRIES) continue;
     if (r < 0) {
       e = errno;
       break;
@@ -144,16 +152,20 @@ static int read_file(const char *path, char *text, size_t *len)
 
 int open_counters_write_file(const char *path, const char *text, size_t len)
 {
-  int fd, e = 0;
-  ssize_t w;
+  int fd = -1, e = 0, tries = 0;
+  ssize_t w = -1;
 
   /* No O_CREAT: only a file that is there is written. */
-  do fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
-  while (fd < 0 && errno == EINTR);
+  while (fd < 0 && tries++ < EINTR_TRIES) {
+    fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0 && errno != EINTR) break;
+  }
   if (fd < 0) return errno;
   /* One write: a sysctl or sysfs file takes its value in one piece. */
-  do w = write(fd, text, len);
-  while (w < 0 && errno == EINTR);
+  for (tries = 0; tries < EINTR_TRIES; tries++) {
+    w = write(fd, text, len);
+    if (w >= 0 || errno != EINTR) break;
+  }
   if (w < 0) e = errno;
   else if ((size_t) w != len) e = EIO;
   if (close(fd) != 0 && e == 0) e = errno;

@@ -8,6 +8,11 @@
 #             test in its own forked child, all under memcheck) and
 #             cpucycles-info under valgrind --error-exitcode --leak-check=full;
 #             "total heap usage: 0 allocs" for a minimal program
+#   helgrind  tests/race-client (threads racing into the first call, and one
+#             meeting the published counter unsynchronised) under valgrind
+#             --tool=helgrind: the probe's choice, two OS clocks named, RDTSC
+#             disabled; every report fails (lib/annotate.h)
+#   drd       the same under valgrind --tool=drd
 #   strace    no process created, no descriptor opened without O_CLOEXEC,
 #             seen from outside with strace -f
 #   fuzz      tests/check-fuzz.sh (FUZZ_SECONDS per target, default 30)
@@ -113,7 +118,8 @@ plain_build() {
 }
 
 # vg NAME PROGRAM ARGS...: PROGRAM under memcheck; exit 99 means a memcheck
-# error (in the program or in any forked child), anything else nonzero a
+# error (in the program or in any forked child), 77 a program that skips
+# itself under valgrind (test-sandbox: seccomp), anything else nonzero a
 # test failure.
 vg() {
   local name=$1; shift
@@ -127,6 +133,8 @@ vg() {
   status=$?
   if [ "$status" -eq 0 ]; then
     pass "valgrind: $name: no memcheck error, no leak"
+  elif [ "$status" -eq 77 ]; then
+    echo "valgrind: $name: skipped ($(grep -m 1 "not checked" "$log"))"
   else
     grep -E '^==[0-9]+== (Invalid|Conditional|Syscall|Use of|Mismatched|[0-9,]+ bytes in)|ERROR SUMMARY: [1-9]|:[EF]:' "$log" | head -n 30
     fail "valgrind: $name (exit $status; 99 = memcheck error)"
@@ -156,6 +164,39 @@ step_valgrind() {
   fi
   echo "valgrind steps: $(( $(now) - t0 ))s"
 }
+
+# race_run TOOL LABEL [VAR=VALUE...] -- [ARGS...]: tests/race-client under
+# valgrind's race detector TOOL; a report (exit 99) or a client failure
+# fails, exit 77 means the case does not exist on this machine.
+race_run() {
+  local tool=$1 label=$2 log status
+  shift 2
+  local vars=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do vars+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  log=$work/plain/$tool-$label.log
+  (cd "$work/plain" && env "${vars[@]}" ./libtool --mode=execute \
+     valgrind --tool="$tool" --error-exitcode=99 tests/race-client "$@") >"$log" 2>&1
+  status=$?
+  case $status in
+    0) pass "$tool: racing client, $label: $(grep -oE 'ERROR SUMMARY: [0-9]+ errors' "$log" | head -n 1) ($(grep -E '^[a-z0-9]+-[a-z0-9-]+$' "$log" | tail -n 1))" ;;
+    77) echo "$tool: racing client, $label: not on this machine" ;;
+    *) grep -E 'ERROR SUMMARY|Possible data race|Conflicting (load|store)|^==[0-9]+==    (at|by) ' "$log" | head -n 40
+       fail "$tool: racing client, $label (exit $status; 99 = reports)" ;;
+  esac
+}
+
+race_steps() {
+  local tool=$1
+  plain_build || { fail "$tool: plain build and make check"; return; }
+  race_run "$tool" probe --
+  race_run "$tool" default-monotonic CPUCYCLES_COUNTER=default-monotonic --
+  race_run "$tool" default-gettimeofday CPUCYCLES_COUNTER=default-gettimeofday --
+  race_run "$tool" rdtsc-disabled -- no-tsc
+}
+
+step_helgrind() { race_steps helgrind; }
+step_drd() { race_steps drd; }
 
 step_strace() {
   local log=$work/plain/strace.log bad
@@ -196,7 +237,7 @@ step_fuzz() {
 start=$(now)
 install_missing
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(tsan asan valgrind strace fuzz)
+[ ${#steps[@]} -gt 0 ] || steps=(tsan asan valgrind helgrind drd strace fuzz)
 if prepare_tree; then
   for s in "${steps[@]}"; do
     echo "== $s"

@@ -1,0 +1,115 @@
+#!/bin/sh
+# The system calls the library makes, watched with strace, against the
+# table of doc/security.md ("System calls, counter by counter"): during
+# the first call, the row "every first call" plus the setup column of the
+# counters tried (the named one, or all of them); during reads, the chosen
+# counter's "each read"; in a second thread, its "each read" and "a
+# thread's first read".  Any call outside the table fails.  Skipped
+# without strace, where it cannot trace (no ptrace in a container), and
+# in sanitizer builds (their runtimes make calls of their own).
+client="${top_builddir:-.}/tests/syscall-client"
+doc="${srcdir:-tests}/../doc/security.md"
+[ -x "$client" ] || { echo "SKIP: no $client"; exit 77; }
+[ -f "$doc" ] || { echo "FAIL: no $doc"; exit 1; }
+command -v strace >/dev/null 2>&1 || { echo "SKIP: no strace"; exit 77; }
+strace -f -qq -o /dev/null true >/dev/null 2>&1 || { echo "SKIP: strace cannot trace here"; exit 77; }
+[ "$("$client" checked-by)" = nothing ] || { echo "SKIP: a sanitizer's runtime makes calls of its own"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/syscalls.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+# The table: one line per counter and column, "NAME COLUMN call call ...",
+# COLUMN 1 (first call), 2 (each read), 3 (a thread's first read).
+sed -n '/<!-- syscalls: begin/,/<!-- syscalls: end/p' "$doc" | awk -F'|' '
+  /^\| *(---|counter) / || !/^\|/ { next }
+  {
+    names = $2
+    if (names ~ /every first call/) names = "`*`"
+    for (c = 1; c <= 3; c++) {
+      cell = $(c + 2); calls = ""
+      while (match(cell, /`[a-z0-9_]+`/)) {
+        calls = calls " " substr(cell, RSTART + 1, RLENGTH - 2)
+        cell = substr(cell, RSTART + RLENGTH)
+      }
+      n = names
+      while (match(n, /`[^`]+`/)) {
+        print substr(n, RSTART + 1, RLENGTH - 2), c, calls
+        n = substr(n, RSTART + RLENGTH)
+      }
+    }
+  }' > "$tmp/table"
+[ -s "$tmp/table" ] || { echo "FAIL: no table in $doc"; exit 1; }
+counters=$(awk '$1 != "*" { print $1 }' "$tmp/table" | sort -u)
+
+# allowed NAME COLUMN: the calls the table gives NAME in COLUMN, one a line.
+allowed() {
+  awk -v n="$1" -v c="$2" '$1 == n && $2 == c { for (i = 3; i <= NF; i++) print $i }' "$tmp/table"
+}
+
+# observed LOG FROM TO: the calls made between the marks FROM and TO
+# (by the process that wrote FROM), one a line.
+observed() {
+  awk -v from="\"syscalls: $2\"" -v to="\"syscalls: $3\"" '
+    index($0, "write(-1, " from) { pid = $1; on = 1; next }
+    on && $1 == pid && index($0, "write(-1, " to) { on = 0; next }
+    on && $1 == pid {
+      line = $0; sub(/^[0-9]+ +/, "", line)
+      if (line ~ /^(---|\+\+\+|<\.\.\.)/) next
+      sub(/\(.*/, "", line); print line
+    }' "$1" | sort -u
+}
+
+failed=0
+# check LABEL WHAT ALLOWED-FILE OBSERVED-FILE
+check() {
+  extra=$(sort -u "$3" | comm -13 - "$4" | tr '\n' ' ')
+  if [ -n "$extra" ]; then
+    echo "FAIL: $1: $2: not in doc/security.md's table: $extra"
+    failed=1
+  else
+    echo "PASS: $1: $2: $(tr '\n' ' ' < "$4")"
+  fi
+}
+
+# run LABEL [NAME] [trace]
+run() {
+  label=$1 name=$2 mode=$3 log=$tmp/strace.log
+  if [ -n "$name" ]; then
+    CPUCYCLES_COUNTER=$name strace -f -qq -o "$log" "$client" $mode > "$tmp/out" 2>&1
+  else
+    env -u CPUCYCLES_COUNTER strace -f -qq -o "$log" "$client" $mode > "$tmp/out" 2>&1
+  fi || { echo "FAIL: $label: the client failed: $(cat "$tmp/out")"; failed=1; return; }
+  chosen=$(tail -n 1 "$tmp/out")
+  # the first call: the common row and the setup of every counter tried
+  allowed '*' 1 > "$tmp/allowed"
+  if [ -n "$name" ] && [ "$chosen" = "$name" ]; then
+    allowed "$name" 1 >> "$tmp/allowed"
+  else
+    for c in $counters; do allowed "$c" 1; done >> "$tmp/allowed"
+  fi
+  observed "$log" "first call" "reads" > "$tmp/seen"
+  check "$label ($chosen)" "first call" "$tmp/allowed" "$tmp/seen"
+  allowed "$chosen" 2 > "$tmp/allowed"
+  observed "$log" "reads" "end" > "$tmp/seen"
+  check "$label ($chosen)" "reads" "$tmp/allowed" "$tmp/seen"
+  observed "$log" "thread reads" "thread end" > "$tmp/seen"
+  check "$label ($chosen)" "a thread's reads" "$tmp/allowed" "$tmp/seen"
+  allowed "$chosen" 3 >> "$tmp/allowed"
+  observed "$log" "thread first read" "thread reads" > "$tmp/seen"
+  check "$label ($chosen)" "a thread's first read" "$tmp/allowed" "$tmp/seen"
+}
+
+run probe
+run traced "" trace
+# The counters built in, as the trace names them: each must have a row,
+# and each is named in turn (one that does not work here is the probe
+# again, checked as such).
+built=$(sed -n 's/^cpucycles tracesetup [0-9]* \([^ ]*\) .*/\1/p' "$tmp/out")
+[ -n "$built" ] || { echo "FAIL: no trace from the client"; exit 1; }
+for c in $built; do
+  printf '%s\n' $counters | grep -qx "$c" ||
+    { echo "FAIL: $c is built in but has no row in doc/security.md's table"; failed=1; }
+done
+for c in $built; do
+  [ "$c" = default-zero ] || run "$c named" "$c"
+done
+exit $failed

@@ -1,0 +1,329 @@
+/* The first call in a sandbox: under seccomp filters that answer an error
+ * to system calls the library makes (doc/security.md, "Sandboxes").  Each
+ * test makes the first call in a fresh child under its filter
+ * (tests/sandbox.c) and looks at what it chose; a child still running
+ * after SANDBOX_DEADLINE seconds is a hang.
+ *
+ * Linked with the static library, so that the library's internals (the
+ * PMU discovery) are reachable too, in the one copy the program has.
+ * Skipped (exit 77) where no filter can be installed. */
+#include <config.h>
+#include <check.h>
+#include "check-run.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+#include "cpucycles.h"
+#include "checked-by.h"
+#include "adapters.h"
+#include "counter.h"
+#include "select.h"
+#include "fixture-tree.h"
+#include "open-counters.h"
+#include "persecond.h"
+#include "pmu.h"
+#include "sandbox.h"
+
+/* What a first call chose, as the child reports it. */
+struct outcome {
+  enum sandbox_result result;
+  char report[512];
+  char implementation[64];
+  long long persecond;
+  int monotone;  /* 1000 later reads never went backwards */
+  int increased; /* and the last was above the first */
+};
+
+static void first_call(char *report, size_t size)
+{
+  long long first = cpucycles(), last = first, now;
+  int i, monotone = 1;
+
+  for (i = 0; i < 1000; i++) {
+    now = cpucycles();
+    if (now < last) monotone = 0;
+    last = now;
+  }
+  snprintf(report, size, "%s %lld %d %d", cpucycles_implementation(),
+           cpucycles_persecond(), monotone, last > first);
+}
+
+static void first_call_under(const struct refusal *refused, int n,
+                             void (*prepare)(void), struct outcome *out)
+{
+  memset(out, 0, sizeof *out);
+  out->result = sandbox_run(refused, n, prepare, first_call, out->report,
+                            sizeof out->report);
+  if (out->result == SANDBOX_DONE)
+    ck_assert_msg(sscanf(out->report, "%63s %lld %d %d", out->implementation,
+                         &out->persecond, &out->monotone, &out->increased) == 4,
+                  "unexpected report: %s", out->report);
+}
+
+/* The first call ended, with a working counter. */
+static void assert_counts(const struct outcome *out, const char *what)
+{
+  ck_assert_msg(out->result != SANDBOX_HUNG, "%s: the first call hangs: %s",
+                what, out->report);
+  ck_assert_msg(out->result == SANDBOX_DONE, "%s: %s", what, out->report);
+  ck_assert_msg(strcmp(out->implementation, "default-zero") != 0,
+                "%s: default-zero chosen (%s)", what, out->report);
+  ck_assert_msg(out->monotone && out->increased, "%s: %s does not count (%s)",
+                what, out->implementation, out->report);
+}
+
+/* ---- system calls that never succeed ---- */
+
+START_TEST(eintr_on_every_open)
+{
+  static const struct refusal refused[] = {
+    { "open", EINTR }, { "openat", EINTR }, { "openat2", EINTR },
+  };
+  struct outcome out;
+
+  unsetenv("cpucyclespersecond");
+  first_call_under(refused, 3, 0, &out);
+  assert_counts(&out, "EINTR for every open");
+  /* every file unreadable: the frequency is the default */
+  ck_assert_int_eq(out.persecond, CPUCYCLES_PERSECOND_DEFAULT);
+}
+END_TEST
+
+START_TEST(eintr_on_every_read)
+{
+  static const struct refusal refused[] = { { "read", EINTR } };
+  struct outcome out;
+
+  unsetenv("cpucyclespersecond");
+  first_call_under(refused, 1, 0, &out);
+  assert_counts(&out, "EINTR for every read");
+  ck_assert_int_eq(out.persecond, CPUCYCLES_PERSECOND_DEFAULT);
+}
+END_TEST
+
+/* ---- refused questions: prctl(PR_GET_TSC), rt_sigpending ---- */
+
+/* The choice without a filter, for comparison. */
+static void first_call_free(struct outcome *out)
+{
+  first_call_under(0, 0, 0, out);
+  assert_counts(out, "without a filter");
+}
+
+START_TEST(rt_sigpending_refused)
+{
+  static const struct refusal refused[] = { { "rt_sigpending", EPERM } };
+  struct outcome free_choice, out;
+
+  first_call_free(&free_choice);
+  first_call_under(refused, 1, 0, &out);
+  assert_counts(&out, "rt_sigpending refused");
+  ck_assert_str_eq(out.implementation, free_choice.implementation);
+}
+END_TEST
+
+#if defined(__x86_64__) || defined(__i386__)
+static void disable_rdtsc(void)
+{
+  if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0) _exit(3);
+}
+
+/* The library cannot ask whether RDTSC faults: the same choice as when it
+ * can, where it does not. */
+static void prctl_refused_rdtsc_allowed(int err)
+{
+  const struct refusal refused[] = { { "prctl", err } };
+  struct outcome free_choice, out;
+
+  first_call_free(&free_choice);
+  first_call_under(refused, 1, 0, &out);
+  assert_counts(&out, "prctl refused");
+  ck_assert_str_eq(out.implementation, free_choice.implementation);
+}
+
+/* Where it does fault (a sandbox disabled RDTSC, then refused prctl): no
+ * TSC, and the OS clocks read through the system call, which cannot
+ * fault, rather than the vDSO, which does. */
+static void prctl_refused_rdtsc_disabled(int err)
+{
+  const struct refusal refused[] = { { "prctl", err } };
+  struct outcome out;
+
+#ifdef UNDER_SANITIZER
+  /* the runtime's own clock reads would fault: left to the plain run */
+  fprintf(stderr, "RDTSC disabled: not run under a sanitizer\n");
+  return;
+#endif
+  first_call_under(refused, 1, disable_rdtsc, &out);
+  assert_counts(&out, "RDTSC disabled, prctl refused");
+  ck_assert_msg(strncmp(out.implementation, "default-", 8) == 0,
+                "RDTSC faults, yet %s was chosen", out.implementation);
+}
+
+START_TEST(prctl_eperm_rdtsc_allowed) { prctl_refused_rdtsc_allowed(EPERM); }
+END_TEST
+START_TEST(prctl_enosys_rdtsc_allowed) { prctl_refused_rdtsc_allowed(ENOSYS); }
+END_TEST
+START_TEST(prctl_eperm_rdtsc_disabled) { prctl_refused_rdtsc_disabled(EPERM); }
+END_TEST
+START_TEST(prctl_enosys_rdtsc_disabled) { prctl_refused_rdtsc_disabled(ENOSYS); }
+END_TEST
+START_TEST(prctl_einval_rdtsc_disabled) { prctl_refused_rdtsc_disabled(EINVAL); }
+END_TEST
+#endif
+
+/* A 32-bit counter's extension measures the counter's rate against the
+ * OS clock for about 2 ms when it is installed.  With the clock's system
+ * calls refused (and prctl too, which sends the clocks to the system
+ * calls), the clock never moves: the measurement must end anyway. */
+static long long ticking32(void)
+{
+  static unsigned int ticks;
+  ticks += 1000;
+  return (long long) ticks;
+}
+
+static const struct counter fake32 = { "fake-32", ticking32, 0, 0, 0 };
+
+static void install_extend32(char *report, size_t size)
+{
+  struct choice c;
+  long long (*read)(void);
+  long long a, b;
+
+  memset(&c, 0, sizeof c);
+  c.counter = &fake32;
+  c.info.kind = COUNTER_OFFCORE;
+  c.info.frequency = 1000000000;
+  c.info.only32 = 1;
+  c.scaling = 1.0;
+  read = cpucycles_adapter_for(&c, 1000000000);
+  a = read();
+  b = read();
+  snprintf(report, size, "%d", b > a);
+}
+
+START_TEST(stopped_clock_extend32)
+{
+  static const struct refusal refused[] = {
+    { "prctl", EPERM }, { "clock_gettime", EPERM }, { "clock_gettime64", EPERM },
+    { "gettimeofday", EPERM },
+  };
+  char report[256];
+  enum sandbox_result r = sandbox_run(refused, 4, 0, install_extend32, report, sizeof report);
+  ck_assert_msg(r != SANDBOX_HUNG, "installing extend32 hangs: %s", report);
+  ck_assert_msg(r == SANDBOX_DONE && strcmp(report, "1") == 0, "%s", report);
+}
+END_TEST
+
+/* The PMU discovery, which a perf counter's first successful open
+ * starts, over a fixture tree with one core PMU. */
+static char pmu_tree[256];
+
+static void discover(char *report, size_t size)
+{
+  struct cpucycles_pmu pmus[CPUCYCLES_PMU_MAX];
+  int found = cpucycles_pmu_discover(pmu_tree, pmus, CPUCYCLES_PMU_MAX);
+  snprintf(report, size, "%d", found);
+}
+
+START_TEST(eintr_on_every_directory_read)
+{
+  static const struct refusal refused[] = { { "getdents64", EINTR } };
+  char report[256];
+  enum sandbox_result r;
+  const char *tmp = getenv("TMPDIR");
+
+  snprintf(pmu_tree, sizeof pmu_tree, "%s/cpucycles-sandbox.XXXXXX",
+           tmp && *tmp ? tmp : "/tmp");
+  ck_assert_ptr_nonnull(mkdtemp(pmu_tree));
+  fixture_put(pmu_tree, "/sys/bus/event_source/devices/cpu/type", "4\n");
+  fixture_put(pmu_tree, "/sys/bus/event_source/devices/cpu/cpus", "0-3\n");
+  r = sandbox_run(0, 0, 0, discover, report, sizeof report);
+  ck_assert_msg(r == SANDBOX_DONE && strcmp(report, "1") == 0,
+                "the tree has one core PMU: %s", report);
+  r = sandbox_run(refused, 1, 0, discover, report, sizeof report);
+  fixture_remove(pmu_tree);
+  ck_assert_msg(r != SANDBOX_HUNG, "the discovery hangs: %s", report);
+  ck_assert_msg(r == SANDBOX_DONE && strcmp(report, "0") == 0,
+                "an unreadable directory has no PMU: %s", report);
+}
+END_TEST
+
+/* cpucycles-open, a dry run over a fixture tree, reading its settings. */
+static void open_dry_run(char *report, size_t size)
+{
+  static char out_text[2048], err_text[2048];
+  struct open_config config;
+  FILE *out = fmemopen(out_text, sizeof out_text, "w");
+  FILE *err = fmemopen(err_text, sizeof err_text, "w");
+  int status;
+
+  memset(&config, 0, sizeof config);
+  config.root = pmu_tree;
+  config.dry_run = 1;
+  config.arch = OPEN_ARCH_X86;
+  status = open_counters_run(&config, out, err);
+  fclose(out);
+  fclose(err);
+  snprintf(report, size, "%d\n%s%s", status, out_text, err_text);
+}
+
+START_TEST(cpucycles_open_survives_eintr_on_every_read)
+{
+  static const struct refusal refused[] = { { "read", EINTR } };
+  char report[4096];
+  enum sandbox_result r;
+  const char *tmp = getenv("TMPDIR");
+
+  snprintf(pmu_tree, sizeof pmu_tree, "%s/cpucycles-sandbox.XXXXXX",
+           tmp && *tmp ? tmp : "/tmp");
+  ck_assert_ptr_nonnull(mkdtemp(pmu_tree));
+  fixture_put(pmu_tree, "/proc/sys/kernel/perf_event_paranoid", "3\n");
+  r = sandbox_run(0, 0, 0, open_dry_run, report, sizeof report);
+  ck_assert_msg(r == SANDBOX_DONE && strstr(report, "would change kernel.perf_event_paranoid from 3 to 2"),
+                "%s", report);
+  r = sandbox_run(refused, 1, 0, open_dry_run, report, sizeof report);
+  fixture_remove(pmu_tree);
+  ck_assert_msg(r != SANDBOX_HUNG, "cpucycles-open hangs: %s", report);
+  ck_assert_msg(r == SANDBOX_DONE && report[0] == '1' &&
+                  strstr(report, "cannot read") && strstr(report, strerror(EINTR)),
+                "the setting is reported unreadable: %s", report);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s;
+  TCase *t;
+  char why[256];
+
+  if (!sandbox_available(why, sizeof why)) {
+    printf("%s\n", why);
+    return 77;
+  }
+  s = suite_create("sandbox");
+  t = tcase_create("seccomp");
+  unsetenv("CPUCYCLES_COUNTER");
+  tcase_set_timeout(t, 3 * SANDBOX_DEADLINE);
+  tcase_add_test(t, eintr_on_every_open);
+  tcase_add_test(t, eintr_on_every_read);
+  tcase_add_test(t, eintr_on_every_directory_read);
+  tcase_add_test(t, cpucycles_open_survives_eintr_on_every_read);
+  tcase_add_test(t, rt_sigpending_refused);
+#if defined(__x86_64__) || defined(__i386__)
+  tcase_add_test(t, stopped_clock_extend32);
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+  tcase_add_test(t, prctl_eperm_rdtsc_allowed);
+  tcase_add_test(t, prctl_enosys_rdtsc_allowed);
+  tcase_add_test(t, prctl_eperm_rdtsc_disabled);
+  tcase_add_test(t, prctl_enosys_rdtsc_disabled);
+  tcase_add_test(t, prctl_einval_rdtsc_disabled);
+#endif
+  suite_add_tcase(s, t);
+  return run_suite(s);
+}
