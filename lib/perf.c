@@ -667,30 +667,7 @@ static int read_each(struct cpucycles_perf_event *ev,
   return 0;
 }
 
-long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
-                              cpucycles_perf_rdpmc_fn rdpmc,
-                              unsigned long long config1)
-{
-  long long count;
-
-  cpucycles_perf_open_once(ev, rdpmc != 0, config1);
-  if (ev->state == CPUCYCLES_PERF_OPEN) {
-    if (rdpmc && cpucycles_perf_page_read(ev->page, rdpmc, &count) == 0)
-      return count;
-    if (cpucycles_perf_read_fd(ev->fd, &count) == 0) return count;
-  } else if (ev->state == CPUCYCLES_PERF_OPEN_EACH_PMU) {
-    if (read_each(ev, rdpmc, &count) == 0) return count;
-  } else {
-    return cpucycles_perf_fallback();
-  }
-  /* A descriptor stopped answering: from now on this thread reads the
-   * clock, so that its values stay in one unit. */
-  cpucycles_perf_close(ev);
-  ev->state = CPUCYCLES_PERF_FALLBACK;
-  return cpucycles_perf_fallback();
-}
-
-/* ---- setup ---- */
+/* ---- a new event must count ---- */
 
 static int ioctl_syscall(int fd, unsigned long request)
 {
@@ -712,33 +689,80 @@ static void spin(void)
   for (i = 0; i < 1000; i++) { }
 }
 
-/* Each of ev's descriptors through the ioctl. */
-static void ioctl_each(struct cpucycles_perf_event *ev, unsigned long request)
+/* The read(2) of ev's newly opened events, which must count.  Some
+ * kernels (seen on AWS Graviton 3) hand out a cycles event whose read(2)
+ * stays at 0 until the event has been disabled and enabled again, and
+ * this holds for every event opened, not only the first: the probe's,
+ * each thread's own, each core PMU's on a hybrid CPU.  So each event whose
+ * count is 0 is read again after some work; each still at 0 is disabled,
+ * reset and enabled, and read once more.  An event that counts from the
+ * start gets no ioctl and no second read.  The cost is capped: at most
+ * three read(2) and three ioctl(2) per event and two spins of 1000 loop
+ * iterations in all.  (On a hybrid CPU the events of the core types the
+ * thread is not running on stay at 0 whatever is done: they get the
+ * remedy too, which changes nothing for them.)  Returns 0 with the sum of
+ * the counts in *out, -1 when a read fails (errno set), 1 when the sum is
+ * still 0. */
+static int read_counting(struct cpucycles_perf_event *ev, long long *out)
 {
-  int i;
-  for (i = 0; i <= ev->more; i++) perf_ioctl(*fd_of(ev, i), request);
+  static const unsigned long remedy[3] = {
+    PERF_EVENT_IOC_DISABLE, PERF_EVENT_IOC_RESET, PERF_EVENT_IOC_ENABLE
+  };
+  long long count[CPUCYCLES_PMU_MAX];
+  unsigned long long sum = 0;
+  int i, r, round, zeros = 0;
+
+  for (i = 0; i <= ev->more; i++) {
+    if (cpucycles_perf_read_fd(*fd_of(ev, i), &count[i]) != 0) return -1;
+    if (count[i] == 0) zeros++;
+  }
+  for (round = 0; round < 2 && zeros > 0; round++) {
+    if (round == 1)
+      for (r = 0; r < 3; r++)
+        for (i = 0; i <= ev->more; i++)
+          if (count[i] == 0) perf_ioctl(*fd_of(ev, i), remedy[r]);
+    spin();
+    zeros = 0;
+    for (i = 0; i <= ev->more; i++)
+      if (count[i] == 0) {
+        if (cpucycles_perf_read_fd(*fd_of(ev, i), &count[i]) != 0) return -1;
+        if (count[i] == 0) zeros++;
+      }
+  }
+  for (i = 0; i <= ev->more; i++) sum += (unsigned long long) count[i];
+  *out = (long long) sum;
+  return sum != 0 ? 0 : 1;
 }
 
-/* The probe's read(2) of a fresh event, which must count.  Some kernels
- * (seen on AWS Graviton 3) hand out an event whose read(2) stays at 0:
- * read again after some work, then disable, reset and re-enable the event
- * and read once more.  (On a hybrid CPU: the sum of the thread's events,
- * and each of them disabled, reset and enabled.)  Returns 0 with a count
- * in *out, -1 when a read fails (errno set), 1 when the count is still 0. */
-static int read_moving(struct cpucycles_perf_event *ev, long long *out)
+long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
+                              cpucycles_perf_rdpmc_fn rdpmc,
+                              unsigned long long config1)
 {
-  if (read_each(ev, 0, out) != 0) return -1;
-  if (*out != 0) return 0;
-  spin();
-  if (read_each(ev, 0, out) != 0) return -1;
-  if (*out != 0) return 0;
-  ioctl_each(ev, PERF_EVENT_IOC_DISABLE);
-  ioctl_each(ev, PERF_EVENT_IOC_RESET);
-  ioctl_each(ev, PERF_EVENT_IOC_ENABLE);
-  spin();
-  if (read_each(ev, 0, out) != 0) return -1;
-  return *out != 0 ? 0 : 1;
+  long long count;
+
+  if (cpucycles_perf_open_once(ev, rdpmc != 0, config1) && !rdpmc) {
+    /* A thread's own event, just opened: its first read(2) must count,
+     * with the remedy for a count stuck at 0 where needed; one still at 0
+     * leaves the thread on the clock. */
+    if (read_counting(ev, &count) == 0) return count;
+  } else if (ev->state == CPUCYCLES_PERF_OPEN) {
+    if (rdpmc && cpucycles_perf_page_read(ev->page, rdpmc, &count) == 0)
+      return count;
+    if (cpucycles_perf_read_fd(ev->fd, &count) == 0) return count;
+  } else if (ev->state == CPUCYCLES_PERF_OPEN_EACH_PMU) {
+    if (read_each(ev, rdpmc, &count) == 0) return count;
+  } else {
+    return cpucycles_perf_fallback();
+  }
+  /* A descriptor stopped answering, or a new event does not count: from
+   * now on this thread reads the clock, so that its values stay in one
+   * unit. */
+  cpucycles_perf_close(ev);
+  ev->state = CPUCYCLES_PERF_FALLBACK;
+  return cpucycles_perf_fallback();
 }
+
+/* ---- setup ---- */
 
 int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
                          cpucycles_perf_rdpmc_fn rdpmc,
@@ -774,7 +798,7 @@ int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
       return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_READ, err);
     }
   } else {
-    int r = read_moving(ev, &count);
+    int r = read_counting(ev, &count);
     if (r != 0) {
       int err = errno;
       cpucycles_perf_close(ev);

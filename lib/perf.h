@@ -190,7 +190,10 @@ struct counter_info;
  * else with read(2); a descriptor that stops answering is closed and the
  * thread reads cpucycles_perf_fallback() from then on, so that its values
  * stay in one unit.  With rdpmc 0 (default-perfevent) there is no page:
- * read(2) only.  The slow path of cpucycles_perf_read_fast().
+ * read(2) only, and an event just opened must count, as in setup: each
+ * of its events whose count stays at 0 is disabled, reset and enabled
+ * once; a sum still 0 leaves the thread on the fallback.  The slow path
+ * of cpucycles_perf_read_fast().
  *
  * OPEN_EACH_PMU (a hybrid CPU) reads the sum of the thread's events:
  * the one active on this CPU's core type through its page and rdpmc, the
@@ -210,10 +213,11 @@ long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
  * default-perfevent, not an on-core counter), and the counter is on-core;
  * the one read uses rdpmc, so that the probe catches the fault if the CPU
  * refuses the instruction after all.  Without rdpmc the counter is of kind
- * perf event, and its read(2) must count: a count still 0 after a second
- * read, and after PERF_EVENT_IOC_DISABLE, _RESET and _ENABLE and a third,
- * refuses it (CPUCYCLES_PERF_REFUSAL_STUCK).  Neither is scaled nor 32-bit.
- * On a hybrid CPU each of the thread's events must pass these checks (the
+ * perf event, and its read(2) must count: each event whose count is
+ * still 0 after a second read gets PERF_EVENT_IOC_DISABLE, _RESET and
+ * _ENABLE and a third read, and a sum still 0 refuses the counter
+ * (CPUCYCLES_PERF_REFUSAL_STUCK).  Neither is scaled nor 32-bit.  On a
+ * hybrid CPU each of the thread's events must pass the page checks (the
  * count is their sum); more core PMUs than CPUCYCLES_PMU_MAX refuse it
  * (CPUCYCLES_PERF_REFUSAL_PMUS). */
 int cpucycles_perf_setup(struct cpucycles_perf_event *ev,

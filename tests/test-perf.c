@@ -1008,6 +1008,101 @@ START_TEST(thread_opens_its_own_event_closed_at_exit)
 }
 END_TEST
 
+/* A count stuck at 0 (Graviton 3) is not the probe's alone: a second
+ * thread's own event, opened on its first read, gets the remedy too
+ * (disable, reset, enable), and then counts. */
+START_TEST(thread_event_stuck_at_zero_counts_after_the_remedy)
+{
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  struct thread_reads t;
+  pthread_t th;
+  if (!c) return;
+  cpucycles_perf_set_opener(pipe_open);
+  pipe_first_value = 11; /* the probe's event counts */
+  ck_assert_int_eq(c->setup(&info), 0);
+  cpucycles_perf_set_ioctl(fake_ioctl);
+  enable_revives = 1;
+  pipe_values[0] = 0; /* the thread's: 0, 0, then 123 once enabled again */
+  pipe_values[1] = 0;
+  pipe_nvalues = 2;
+  t.counter = c;
+  ck_assert_int_eq(pthread_create(&th, 0, read_once_in_thread, &t), 0);
+  ck_assert_int_eq(pthread_join(th, 0), 0);
+  ck_assert_int_eq(open_calls, 2);
+  ck_assert_int_eq(t.first, 123); /* its own event, counting */
+  ck_assert_int_eq(ioctl_calls, 3);
+  ck_assert_uint_eq(ioctl_requests[0], PERF_EVENT_IOC_DISABLE);
+  ck_assert_uint_eq(ioctl_requests[1], PERF_EVENT_IOC_RESET);
+  ck_assert_uint_eq(ioctl_requests[2], PERF_EVENT_IOC_ENABLE);
+  c->release();
+}
+END_TEST
+
+/* Two reads in a thread: the first opens. */
+static void *read_twice_in_thread(void *arg)
+{
+  struct thread_reads *t = arg;
+  t->first = t->counter->read();
+  t->monotone = t->counter->read() == 5000; /* the pipe's second value */
+  return 0;
+}
+
+/* An event that counts from the start costs its thread nothing more: one
+ * read(2) (the first read's value), no ioctl. */
+START_TEST(thread_event_counting_from_the_start_gets_no_ioctl)
+{
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  struct thread_reads t;
+  pthread_t th;
+  if (!c) return;
+  cpucycles_perf_set_opener(pipe_open);
+  pipe_first_value = 11;
+  ck_assert_int_eq(c->setup(&info), 0);
+  cpucycles_perf_set_ioctl(fake_ioctl);
+  pipe_values[0] = 4242;
+  pipe_values[1] = 5000;
+  pipe_nvalues = 2;
+  t.counter = c;
+  ck_assert_int_eq(pthread_create(&th, 0, read_twice_in_thread, &t), 0);
+  ck_assert_int_eq(pthread_join(th, 0), 0);
+  ck_assert_int_eq(t.first, 4242);
+  ck_assert_msg(t.monotone, "a second read(2) at the first read took 5000");
+  ck_assert_int_eq(ioctl_calls, 0);
+  c->release();
+}
+END_TEST
+
+/* A thread whose event stays at 0 even after the remedy reads the clock,
+ * not 0. */
+START_TEST(thread_event_stuck_for_good_reads_the_clock)
+{
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  struct thread_reads t;
+  pthread_t th;
+  if (!c) return;
+  cpucycles_perf_set_opener(pipe_open);
+  pipe_first_value = 11;
+  ck_assert_int_eq(c->setup(&info), 0);
+  cpucycles_perf_set_ioctl(fake_ioctl);
+  enable_revives = 0; /* ENABLE puts another 0 */
+  pipe_values[0] = 0;
+  pipe_values[1] = 0;
+  pipe_nvalues = 2;
+  t.counter = c;
+  ck_assert_int_eq(pthread_create(&th, 0, read_in_thread, &t), 0);
+  ck_assert_int_eq(pthread_join(th, 0), 0);
+  ck_assert_int_eq(ioctl_calls, 3);
+  ck_assert_int_gt(t.first, 0); /* the clock */
+  ck_assert(t.monotone);
+  ck_assert_int_eq(open_calls, 2); /* not tried again on each read */
+  ck_assert(fd_is_closed(opened[1]));
+  c->release();
+}
+END_TEST
+
 START_TEST(thread_without_event_reads_monotone_fallback)
 {
   struct thread_reads t;
@@ -1134,7 +1229,8 @@ static void *open_and_wait(void *arg)
 
 /* ---- the ceiling ---- */
 
-/* A thread-safe stand-in event: an 8-byte memfd (count 0 for read(2)).
+/* A thread-safe stand-in event: an 8-byte memfd holding a count of 1 for
+ * read(2) (an event whose first reads stay at 0 would be given up).
  * Notes every descriptor it hands out, and the highest. */
 #define CEILING_FDS 65536
 static unsigned char ceiling_handed[CEILING_FDS];
@@ -1143,12 +1239,13 @@ static int ceiling_opens, ceiling_max_fd = -1;
 static int ceiling_open(struct perf_event_attr *attr, pid_t pid, int cpu,
                         int group_fd, unsigned long flags)
 {
+  long long one = 1;
   int fd, max;
   (void) attr; (void) pid; (void) cpu; (void) group_fd;
   fd = memfd_create("fake-perf-event",
                     (flags & PERF_FLAG_FD_CLOEXEC) ? MFD_CLOEXEC : 0);
   if (fd < 0) return -1;
-  if (ftruncate(fd, 8) != 0) abort();
+  if (pwrite(fd, &one, 8, 0) != 8) abort();
   __atomic_add_fetch(&ceiling_opens, 1, __ATOMIC_SEQ_CST);
   if (fd < CEILING_FDS) __atomic_store_n(&ceiling_handed[fd], 1, __ATOMIC_SEQ_CST);
   max = __atomic_load_n(&ceiling_max_fd, __ATOMIC_SEQ_CST);
@@ -1831,6 +1928,47 @@ START_TEST(hybrid_perf_event_reads_the_sum)
 }
 END_TEST
 
+/* Pipe events on a hybrid CPU: the first core PMU's event of each pair
+ * counts from the start (7), the second's is stuck at 0 until enabled
+ * again (hybrid_ioctl then puts 123 into it). */
+static int half_stuck_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+                           int group_fd, unsigned long flags)
+{
+  pipe_values[0] = open_calls % 2 == 0 ? 7 : 0;
+  pipe_values[1] = 0;
+  pipe_nvalues = open_calls % 2 == 0 ? 1 : 2;
+  return pipe_open(attr, pid, cpu, group_fd, flags);
+}
+
+/* A thread's events on a hybrid CPU, opened on its first read: the remedy
+ * goes to the event stuck at 0 alone, not to the one that counts. */
+START_TEST(hybrid_thread_remedies_each_stuck_event)
+{
+  struct cpucycles_perf_event probe = { 0 }, ev = { 0 };
+  struct counter_info info;
+  plant_alder_lake();
+  cpucycles_perf_set_sysfs_root(tree);
+  cpucycles_perf_set_opener(pipe_open);
+  pipe_first_value = 10;
+  ck_assert_int_eq(cpucycles_perf_setup(&probe, 0, 0, &info), 0);
+  ck_assert_int_eq(probe.state, CPUCYCLES_PERF_OPEN_EACH_PMU);
+  cpucycles_perf_set_ioctl(hybrid_ioctl);
+  cpucycles_perf_set_opener(half_stuck_open);
+  open_calls = 2; /* half_stuck_open: the next pair is opened[2], opened[3] */
+  /* a thread's first read (its event UNOPENED) */
+  ck_assert_int_eq(cpucycles_perf_read(&ev, 0, 0), 7 + 123);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN_EACH_PMU);
+  ck_assert_int_eq(open_calls, 4);
+  ck_assert_int_eq(ioctl_calls, 3);
+  ck_assert_int_eq(ioctl_fds[0], opened[3]);
+  ck_assert_int_eq(ioctl_fds[1], opened[3]);
+  ck_assert_int_eq(ioctl_fds[2], opened[3]);
+  ck_assert_uint_eq(ioctl_requests[2], PERF_EVENT_IOC_ENABLE);
+  cpucycles_perf_close(&ev);
+  cpucycles_perf_close(&probe);
+}
+END_TEST
+
 /* amd64-perfpmcff's raw fixed counter would count one core type only. */
 START_TEST(hybrid_refuses_the_raw_fixed_counter)
 {
@@ -2051,6 +2189,9 @@ static Suite *perf_suite(void)
   tc = tcase_create("threads and fork");
   tcase_add_test(tc, thread_opens_its_own_event_closed_at_exit);
   tcase_add_test(tc, thread_without_event_reads_monotone_fallback);
+  tcase_add_test(tc, thread_event_stuck_at_zero_counts_after_the_remedy);
+  tcase_add_test(tc, thread_event_counting_from_the_start_gets_no_ioctl);
+  tcase_add_test(tc, thread_event_stuck_for_good_reads_the_clock);
   tcase_add_test(tc, fallback_counts_cycles_at_the_estimated_rate);
   tcase_add_test(tc, fallback_survives_a_huge_clock_offset);
   tcase_add_test(tc, fallback_in_a_time_namespace);
@@ -2075,6 +2216,7 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, hybrid_refuses_more_pmus_than_it_opens);
   tcase_add_test(tc, one_core_type_keeps_one_event);
   tcase_add_test(tc, hybrid_perf_event_reads_the_sum);
+  tcase_add_test(tc, hybrid_thread_remedies_each_stuck_event);
   tcase_add_test(tc, hybrid_refuses_the_raw_fixed_counter);
   tcase_add_test(tc, hybrid_thread_opens_each_and_closes_at_exit);
   tcase_add_test(tc, hybrid_fork_child_closes_each_event);
