@@ -67,8 +67,12 @@ void cpucycles_perf_set_opener(cpucycles_perf_open_fn open_fn)
  * the events of all threads in a child after fork() (only the forking
  * thread exists there, but every thread's descriptors were copied) and
  * when the library is unloaded.  glibc stores the values of the first 32
- * keys inside the thread descriptor, so pthread_setspecific() allocates
- * nothing here.
+ * keys inside the thread descriptor and allocates a block (calloc) for
+ * those of the others, per thread, on their first pthread_setspecific();
+ * so the key is created when the library is loaded, before the program's
+ * own keys (a program that made 40 keys before its first read would
+ * otherwise give the library key 40, and each thread's first read an
+ * allocation).
  *
  * registry is held, with every signal blocked, around each open, close and
  * list change, and by fork's prepare handler, so that a child never
@@ -111,11 +115,17 @@ static void close_thread_events(void *unused)
   unlock_registry(&saved);
 }
 
-/* Under registry. */
-static int link_event(struct cpucycles_perf_event *ev)
+/* The key, at load: a constructor runs before main() in a program linked
+ * with the library, and at dlopen() in a plug-in host. */
+__attribute__((constructor)) static void create_thread_key(void)
 {
   if (thread_key_state == 0)
     thread_key_state = pthread_key_create(&thread_key, close_thread_events) == 0 ? 1 : -1;
+}
+
+/* Under registry. */
+static int link_event(struct cpucycles_perf_event *ev)
+{
   if (thread_key_state != 1) return -1; /* an event nobody would close: refuse */
   if (pthread_setspecific(thread_key, ev) != 0) return -1;
   ev->next = thread_events;

@@ -36,6 +36,7 @@
 #include "perf.h"
 #include "pmu.h"
 #include "fixture-tree.h"
+#include "checked-by.h"
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 
@@ -1122,6 +1123,81 @@ START_TEST(thread_without_event_reads_monotone_fallback)
 }
 END_TEST
 
+/* ---- no heap in a thread's first read, whatever keys the program made ----
+ *
+ * glibc's own count of the bytes in use (mallinfo2, every arena), before
+ * and after: not an interposed allocator, which a static link (the cross
+ * builds) refuses.  Without a sanitizer, which owns malloc. */
+#if defined(__GLIBC__) && !defined(UNDER_SANITIZER) && \
+    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#include <malloc.h>
+#define WATCHING_HEAP 1
+
+static size_t heap_in_use(void)
+{
+  struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
+#define PROGRAM_KEYS 40
+static pthread_key_t program_keys[PROGRAM_KEYS];
+static size_t heap_grew;
+
+/* glibc's own allocation for a key past its 32 inline ones: proof that
+ * the watch sees what glibc allocates inside pthread_setspecific(). */
+static void *set_last_program_key(void *arg)
+{
+  size_t before = heap_in_use();
+  pthread_setspecific(program_keys[PROGRAM_KEYS - 1], arg);
+  heap_grew = heap_in_use() - before;
+  return 0;
+}
+
+static void *watched_first_read(void *arg)
+{
+  const struct counter *c = arg;
+  size_t before = heap_in_use();
+  (void) c->read();
+  heap_grew = heap_in_use() - before;
+  return 0;
+}
+#endif
+
+/* A program that made 40 pthread keys before the library's first use:
+ * a thread's first read (its event opened and registered for closing at
+ * thread exit) allocates nothing. */
+START_TEST(no_heap_in_a_first_read_after_40_program_keys)
+{
+#ifdef WATCHING_HEAP
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  pthread_t th;
+  int i;
+  if (!c) return;
+  if (RUNNING_ON_VALGRIND) {
+    fprintf(stderr, "under valgrind: heap counted by valgrind, not here\n");
+    return;
+  }
+  for (i = 0; i < PROGRAM_KEYS; i++)
+    ck_assert_int_eq(pthread_key_create(&program_keys[i], 0), 0);
+  ck_assert_int_eq(pthread_create(&th, 0, set_last_program_key, &info), 0);
+  ck_assert_int_eq(pthread_join(th, 0), 0);
+  ck_assert_msg(heap_grew > 0, "the watch missed glibc's calloc for key %u",
+                (unsigned) program_keys[PROGRAM_KEYS - 1]);
+
+  cpucycles_perf_set_opener(pipe_open);
+  pipe_first_value = 11;
+  ck_assert_int_eq(c->setup(&info), 0);
+  pipe_first_value = 12;
+  ck_assert_int_eq(pthread_create(&th, 0, watched_first_read, (void *) c), 0);
+  ck_assert_int_eq(pthread_join(th, 0), 0);
+  ck_assert_int_eq(open_calls, 2);
+  ck_assert_msg(heap_grew == 0, "%zu bytes of heap in a thread's first read", heap_grew);
+  c->release();
+#endif
+}
+END_TEST
+
 /* The fallback clock through the clock seam: cycles since the second of
  * the first call, at the estimated rate. */
 static struct timespec fake_now;
@@ -2192,6 +2268,7 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, thread_event_stuck_at_zero_counts_after_the_remedy);
   tcase_add_test(tc, thread_event_counting_from_the_start_gets_no_ioctl);
   tcase_add_test(tc, thread_event_stuck_for_good_reads_the_clock);
+  tcase_add_test(tc, no_heap_in_a_first_read_after_40_program_keys);
   tcase_add_test(tc, fallback_counts_cycles_at_the_estimated_rate);
   tcase_add_test(tc, fallback_survives_a_huge_clock_offset);
   tcase_add_test(tc, fallback_in_a_time_namespace);
