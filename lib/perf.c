@@ -81,14 +81,20 @@ void cpucycles_perf_set_opener(cpucycles_perf_open_fn open_fn)
  * first cpucycles(), or a fork()) from waiting for the lock its thread
  * holds. */
 
-static __thread struct cpucycles_perf_event *thread_events
-  __attribute__((tls_model("initial-exec")));
+static __thread struct cpucycles_perf_event *thread_events;
 static struct cpucycles_perf_event *all_events;
 static long held_events; /* on all_events, under registry */
 static pthread_mutex_t registry = PTHREAD_MUTEX_INITIALIZER;
 static sigset_t fork_saved_mask;
 static pthread_key_t thread_key;
 static int thread_key_state; /* 0 not created, 1 created, -1 failed or deleted */
+/* Set (under registry, never cleared) when the first event is linked.
+ * Until then no thread can hold an event, and the paths that would only
+ * close one leave the thread-locals alone: where they are allocated on a
+ * thread's first access (glibc's dynamic TLS, a library loaded with
+ * dlopen() once the static TLS reserve is used up: doc/security.md), a
+ * first call that opens no event touches none. */
+static int events_ever_linked;
 
 static void lock_registry(sigset_t *saved)
 {
@@ -134,6 +140,7 @@ static int link_event(struct cpucycles_perf_event *ev)
   all_events = ev;
   held_events += 1 + ev->more;
   ev->linked = 1;
+  __atomic_store_n(&events_ever_linked, 1, __ATOMIC_RELAXED);
   return 0;
 }
 
@@ -360,7 +367,7 @@ static int open_locked(struct cpucycles_perf_event *ev, int map_page,
   void *page = 0;
   int fd;
 
-  close_locked(ev);
+  if (events_ever_linked) close_locked(ev);
 
   if (core_pmus_found >= 2) return open_each_locked(ev, map_page, config1);
 
@@ -503,6 +510,9 @@ void cpucycles_perf_close(struct cpucycles_perf_event *ev)
 {
   sigset_t saved;
 
+  /* No event was ever opened in the process: nothing to close, and the
+   * thread-locals untouched (above, events_ever_linked). */
+  if (!__atomic_load_n(&events_ever_linked, __ATOMIC_RELAXED)) return;
   /* Nothing open, nothing listed (a failed setup, a FALLBACK thread): no
    * other thread ever changes this thread's event, so no lock is needed. */
   if (!ev->linked && !is_open(ev)) {
@@ -548,6 +558,7 @@ static void drop_inherited_locked(void)
   }
   all_events = 0;
   held_events = 0;
+  if (!events_ever_linked) return;
   thread_events = 0;
   if (thread_key_state == 1) pthread_setspecific(thread_key, 0);
 }
@@ -565,7 +576,7 @@ void cpucycles_perf_atfork_child(struct cpucycles_perf_event *ev)
   lock_registry(&saved);
   drop_inherited_locked();
   /* not on the list: a FALLBACK event, or one of a thread's own making */
-  forget(ev);
+  if (events_ever_linked) forget(ev);
   unlock_registry(&saved);
 }
 
@@ -588,7 +599,8 @@ __attribute__((destructor)) static void unload(void)
   sigset_t saved;
 
   lock_registry(&saved);
-  while (thread_events) close_locked(thread_events);
+  if (events_ever_linked)
+    while (thread_events) close_locked(thread_events);
   for (ev = all_events; ev; ev = next) {
     next = ev->all_next;
     close_fds(ev);

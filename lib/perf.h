@@ -6,7 +6,9 @@
  * calling thread only, and its self-monitoring page describes the hardware
  * counter of that thread only.  So an event belongs to one thread: each
  * counter keeps one struct cpucycles_perf_event per thread (static __thread,
- * initial-exec, so that the first access allocates nothing), opens it lazily
+ * in the model configure chose: TLS descriptors where the compiler has
+ * them, which take nothing of glibc's static TLS reserve; see
+ * doc/security.md, "Static TLS"), opens it lazily
  * on the thread's first read, and the helpers here close it when the thread
  * exits (a pthread key destructor), close every thread's in a child after
  * fork() (a process-wide list of open events) and close them all when the

@@ -58,8 +58,7 @@
 #define FIXED_CYCLES (1u << 30 | 1u)
 #define FIXED_CYCLES_INDEX (FIXED_CYCLES + 1u)
 
-static __thread struct cpucycles_perf_event event
-  __attribute__((tls_model("initial-exec")));
+static __thread struct cpucycles_perf_event event;
 
 /* Read counter `counter`: FIXED_CYCLES on the hot path, a general-purpose
  * counter through the page for a thread whose event is elsewhere. */
