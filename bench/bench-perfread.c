@@ -25,7 +25,13 @@
  * Back-to-back differences move in steps of the instruction's own
  * granularity (about 26 cycles for rdtsc in a VM), too coarse for the few
  * cycles a thread-local access costs, so these are also timed as the
- * average of 1000 reads in a loop. */
+ * average of 1000 reads in a loop.
+ *
+ * Last, default-perfevent's read(2) path with a real event where the
+ * kernel gives one (a software task-clock event: no PMU needed), with the
+ * check that the descriptor is still the event's (PERF_EVENT_IOC_ID
+ * before each read(2)) and without it (the event's id forgotten), in
+ * nanoseconds per read. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -36,6 +42,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "stand-in.h"
@@ -102,6 +110,42 @@ static long long (*module_setup(const char *path))(void)
   }
   *(void **) &setup = dlsym(h, "bench_module_setup");
   return setup ? setup() : 0;
+}
+
+/* A real per-thread software event (task clock) in place of cycles. */
+static int software_event(struct perf_event_attr *attr, pid_t pid, int cpu,
+                          int group_fd, unsigned long flags)
+{
+  struct perf_event_attr sw = *attr;
+  sw.type = PERF_TYPE_SOFTWARE;
+  sw.config = PERF_COUNT_SW_TASK_CLOCK;
+  return (int) syscall(__NR_perf_event_open, &sw, pid, cpu, group_fd, flags);
+}
+
+static struct cpucycles_perf_event sw;
+
+static long long sw_read(void)
+{
+  return cpucycles_perf_read(&sw, 0, 0);
+}
+
+static long long now_ns(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long) t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Nanoseconds per read of the software event, times 100. */
+static long long sw_per_read(void)
+{
+  long long t0, t1, sum = 0;
+  int i;
+  t0 = now_ns();
+  for (i = 0; i < LOOP; i++) sum += sw_read();
+  t1 = now_ns();
+  sink = sum;
+  return (t1 - t0) * 100 / LOOP;
 }
 
 static long long median_of(long long *v)
@@ -251,6 +295,33 @@ int main(void)
     printf("ratio the library's model / initial-exec %.3f\n",
            (double) median_of(loop_lib) / (double) median_of(loop_ie));
   cpucycles_perf_close(&one);
+
+  cpucycles_perf_set_opener(software_event);
+#ifdef CPUCYCLES_PMU_MAX
+  cpucycles_perf_set_sysfs_root("/nonexistent"); /* one event, not one per PMU */
+#endif
+  if (cpucycles_perf_open(&sw, 0, 0) != 0) {
+    printf("read(2) path: no software perf event here, not measured\n");
+    return 0;
+  }
+  {
+    long long checked[ROUNDS], unchecked[ROUNDS];
+    unsigned long long id = sw.id;
+    for (r = 0; r < ROUNDS; r++) {
+      sw.id = id;
+      checked[r] = sw_per_read();
+      sw.id = 0; /* no id: the descriptor is trusted, as before the check */
+      unchecked[r] = sw_per_read();
+    }
+    sw.id = id;
+    printf("read(2) path (default-perfevent), a software event, ns per read:\n");
+    printf("  without the descriptor check: %.1f; with it (id %llu): %.1f\n",
+           (double) median_of(unchecked) / 100, id, (double) median_of(checked) / 100);
+    if (median_of(unchecked) > 0)
+      printf("ratio with / without %.3f\n",
+             (double) median_of(checked) / (double) median_of(unchecked));
+  }
+  cpucycles_perf_close(&sw);
   return 0;
 }
 

@@ -56,6 +56,41 @@ void cpucycles_perf_set_opener(cpucycles_perf_open_fn open_fn)
   opener = open_fn ? open_fn : perf_event_open_syscall;
 }
 
+static int ioctl_syscall(int fd, unsigned long request, void *arg)
+{
+  return ioctl(fd, request, arg);
+}
+
+static cpucycles_perf_ioctl_fn perf_ioctl = ioctl_syscall;
+
+void cpucycles_perf_set_ioctl(cpucycles_perf_ioctl_fn ioctl_fn)
+{
+  perf_ioctl = ioctl_fn ? ioctl_fn : ioctl_syscall;
+}
+
+/* ---- which descriptors are still ours ----
+ *
+ * The program owns its descriptor table.  A daemon that calls
+ * close_range(3, ~0U) or closefrom(3) after the first call closes the
+ * events' descriptors too, and its next open() gets an event's old
+ * number.  So every event records its identity when it is opened (the
+ * kernel's event id, PERF_EVENT_IOC_ID, Linux 3.12), and the library asks
+ * before each use of a descriptor (a read(2), an ioctl, a close): another
+ * file there answers the ioctl with ENOTTY (the ioctl number is perf's
+ * own), a closed number with EBADF, another event with another id.  A
+ * descriptor that is no longer the event's is never read, written or
+ * closed again: the library forgets the number.  Kernels without the
+ * ioctl (and the tests' stand-in events) give no id: 0, and then the
+ * descriptor is trusted as before.  The page-reading hot paths use no
+ * descriptor and ask nothing. */
+
+static unsigned long long event_id(int fd)
+{
+  unsigned long long id = 0;
+  if (perf_ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) return 0;
+  return id;
+}
+
 /* ---- the registry of open events ----
  *
  * Each thread keeps a list of its open events (normally one: that of the
@@ -345,10 +380,12 @@ static int open_each_locked(struct cpucycles_perf_event *ev, int map_page,
   }
   ev->fd = fds[0];
   ev->page = pages[0];
+  ev->id = event_id(fds[0]);
   ev->more = n - 1;
   for (i = 1; i < n; i++) {
     ev->more_fd[i - 1] = fds[i];
     ev->more_page[i - 1] = pages[i];
+    ev->more_id[i - 1] = event_id(fds[i]);
   }
   if (link_event(ev) != 0) {
     ev->more = 0;
@@ -401,6 +438,7 @@ static int open_locked(struct cpucycles_perf_event *ev, int map_page,
 
   ev->fd = fd;
   ev->page = page;
+  ev->id = event_id(fd);
   if (link_event(ev) != 0) {
     if (page) munmap(page, page_size());
     close(fd);
@@ -464,14 +502,29 @@ static volatile struct perf_event_mmap_page **page_of(
   return i == 0 ? &ev->page : &ev->more_page[i - 1];
 }
 
-/* Close every descriptor of an open ev (not its pages): fd -1. */
+static unsigned long long *id_of(struct cpucycles_perf_event *ev, int i)
+{
+  return i == 0 ? &ev->id : &ev->more_id[i - 1];
+}
+
+/* Whether event i's descriptor is still the event's (above, "which
+ * descriptors are still ours"); one ioctl, none without an id. */
+static int is_ours(struct cpucycles_perf_event *ev, int i)
+{
+  unsigned long long id = *id_of(ev, i);
+  if (*fd_of(ev, i) < 0) return 0;
+  return id == 0 || event_id(*fd_of(ev, i)) == id;
+}
+
+/* Close every descriptor of an open ev that is still its own (not its
+ * pages), and forget every number: fd -1. */
 static void close_fds(struct cpucycles_perf_event *ev)
 {
   int i;
   if (!is_open(ev)) return;
   for (i = 0; i <= ev->more; i++) {
     int *fd = fd_of(ev, i);
-    if (*fd >= 0) close(*fd);
+    if (is_ours(ev, i)) close(*fd);
     *fd = -1;
   }
 }
@@ -482,10 +535,14 @@ static void forget(struct cpucycles_perf_event *ev)
   ev->state = CPUCYCLES_PERF_UNOPENED;
   ev->fd = -1;
   ev->page = 0;
+  ev->id = 0;
   ev->fast = 0;
+  ev->base = 0;
+  ev->last = 0;
   for (i = 0; i < ev->more; i++) {
     ev->more_fd[i] = -1;
     ev->more_page[i] = 0;
+    ev->more_id[i] = 0;
   }
   ev->more = 0;
 }
@@ -590,9 +647,10 @@ void cpucycles_perf_atfork_child(struct cpucycles_perf_event *ev)
  * completely.  Another thread may still run (at exit(), destructors run
  * while the other threads do): its page stays mapped, which keeps its
  * event counting and its fast path reading it, and its descriptor is
- * closed and forgotten (fd -1), so that a slow-path read falls back to the
- * clock instead of reading a reused descriptor.  Events opened afterwards
- * are refused: the thread reads the fallback clock. */
+ * closed and forgotten (fd -1), so that a slow-path read never reads a
+ * reused descriptor: it takes the page's offset (lost_event()), or, with
+ * no page, the fallback clock, since events opened afterwards are
+ * refused. */
 __attribute__((destructor)) static void unload(void)
 {
   struct cpucycles_perf_event *ev, *next;
@@ -617,12 +675,19 @@ __attribute__((destructor)) static void unload(void)
 
 /* ---- reading ---- */
 
-int cpucycles_perf_read_fd(int fd, long long *out)
+/* read(2) of event i's 64-bit count, once its descriptor has answered
+ * that it is still the event's.  Returns 0 with the count in *out; -1 when
+ * read(2) fails (errno set); 1, with errno EBADF and the descriptor left
+ * alone, when it is no longer the event's (or was forgotten). */
+static int read_event(struct cpucycles_perf_event *ev, int i, long long *out)
 {
   long long count;
 
-  if (fd < 0) return -1;
-  if (read(fd, &count, sizeof count) != (ssize_t) sizeof count) return -1;
+  if (!is_ours(ev, i)) {
+    errno = EBADF;
+    return 1;
+  }
+  if (read(*fd_of(ev, i), &count, sizeof count) != (ssize_t) sizeof count) return -1;
   *out = count;
   return 0;
 }
@@ -667,22 +732,22 @@ long long cpucycles_perf_fallback(void)
 }
 
 /* The sum of ev's events, one per core PMU (one event: its count).
- * Returns 0 and the sum in *out, or -1 when a descriptor does not
- * answer. */
+ * Returns 0 and the sum in *out, else what read_event() said of the
+ * descriptor that did not answer (-1, or 1: no longer the event's). */
 static int read_each(struct cpucycles_perf_event *ev,
                      cpucycles_perf_rdpmc_fn rdpmc, long long *out)
 {
   unsigned long long sum = 0;
   long long count;
-  int i;
+  int i, r;
 
   for (i = 0; i <= ev->more; i++) {
     const volatile struct perf_event_mmap_page *page = *page_of(ev, i);
     /* Off the hardware (index 0: on a hybrid CPU, the events of the
      * other core types), an event's count is its page's offset. */
     if (!(rdpmc && page && cpucycles_perf_page_count(page, rdpmc, &count, 1) == 0) &&
-        cpucycles_perf_read_fd(*fd_of(ev, i), &count) != 0)
-      return -1;
+        (r = read_event(ev, i, &count)) != 0)
+      return r;
     sum += (unsigned long long) count;
   }
   *out = (long long) sum;
@@ -690,18 +755,6 @@ static int read_each(struct cpucycles_perf_event *ev,
 }
 
 /* ---- a new event must count ---- */
-
-static int ioctl_syscall(int fd, unsigned long request)
-{
-  return ioctl(fd, request, 0);
-}
-
-static cpucycles_perf_ioctl_fn perf_ioctl = ioctl_syscall;
-
-void cpucycles_perf_set_ioctl(cpucycles_perf_ioctl_fn ioctl_fn)
-{
-  perf_ioctl = ioctl_fn ? ioctl_fn : ioctl_syscall;
-}
 
 /* Some user-mode work between two reads, which a working cycles event
  * counts: the compiler may not drop it. */
@@ -735,19 +788,22 @@ static int read_counting(struct cpucycles_perf_event *ev, long long *out)
   int i, r, round, zeros = 0;
 
   for (i = 0; i <= ev->more; i++) {
-    if (cpucycles_perf_read_fd(*fd_of(ev, i), &count[i]) != 0) return -1;
+    if (read_event(ev, i, &count[i]) != 0) return -1;
     if (count[i] == 0) zeros++;
   }
   for (round = 0; round < 2 && zeros > 0; round++) {
-    if (round == 1)
+    if (round == 1) {
+      for (i = 0; i <= ev->more; i++)
+        if (count[i] == 0 && !is_ours(ev, i)) return -1;
       for (r = 0; r < 3; r++)
         for (i = 0; i <= ev->more; i++)
-          if (count[i] == 0) perf_ioctl(*fd_of(ev, i), remedy[r]);
+          if (count[i] == 0) perf_ioctl(*fd_of(ev, i), remedy[r], 0);
+    }
     spin();
     zeros = 0;
     for (i = 0; i <= ev->more; i++)
       if (count[i] == 0) {
-        if (cpucycles_perf_read_fd(*fd_of(ev, i), &count[i]) != 0) return -1;
+        if (read_event(ev, i, &count[i]) != 0) return -1;
         if (count[i] == 0) zeros++;
       }
   }
@@ -756,32 +812,86 @@ static int read_counting(struct cpucycles_perf_event *ev, long long *out)
   return sum != 0 ? 0 : 1;
 }
 
+/* The last value a thread's read(2) of its event gave, with the base that
+ * keeps it going after the event was replaced (lost_event()). */
+static long long read_value(struct cpucycles_perf_event *ev, long long count)
+{
+  ev->last = (long long) ((unsigned long long) count + (unsigned long long) ev->base);
+  return ev->last;
+}
+
+/* A thread's read from now on: the clock, so that its values stay in one
+ * unit. */
+static long long give_up(struct cpucycles_perf_event *ev)
+{
+  cpucycles_perf_close(ev);
+  ev->state = CPUCYCLES_PERF_FALLBACK;
+  return cpucycles_perf_fallback();
+}
+
+/* One of ev's descriptors is no longer the event's: the program closed it
+ * (close_range, closefrom, a loop of close) and may have opened a file of
+ * its own at that number.  The numbers that are no longer ours are
+ * forgotten, never read, written or closed again.  Then the thread gets a
+ * working counter back without them:
+ * - with a page (rdpmc): the mapping holds the event, which goes on
+ *   counting and is read through the page as before; off the hardware
+ *   (index 0), where read(2) was used, its count is the page's offset, as
+ *   <linux/perf_event.h> prescribes;
+ * - default-perfevent (read(2) only): a new event, whose counts continue
+ *   from the last value read (ev->base), so that they never go back; the
+ *   cycles between that read and the new event's first are not counted.
+ * Where neither works, the fallback clock. */
+static long long lost_event(struct cpucycles_perf_event *ev,
+                            cpucycles_perf_rdpmc_fn rdpmc,
+                            unsigned long long config1)
+{
+  long long count, last;
+  int i;
+
+  for (i = 0; i <= ev->more; i++)
+    if (!is_ours(ev, i)) *fd_of(ev, i) = -1;
+  if (rdpmc) {
+    if (ev->state == CPUCYCLES_PERF_OPEN
+          ? cpucycles_perf_page_count(ev->page, rdpmc, &count, 1) == 0
+          : read_each(ev, rdpmc, &count) == 0)
+      return count;
+    return give_up(ev);
+  }
+  last = ev->last;
+  if (cpucycles_perf_open(ev, 0, config1) != 0 || read_counting(ev, &count) != 0)
+    return give_up(ev);
+  ev->base = (long long) ((unsigned long long) last - (unsigned long long) count);
+  return read_value(ev, count);
+}
+
 long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
                               cpucycles_perf_rdpmc_fn rdpmc,
                               unsigned long long config1)
 {
   long long count;
+  int r;
 
   if (cpucycles_perf_open_once(ev, rdpmc != 0, config1) && !rdpmc) {
     /* A thread's own event, just opened: its first read(2) must count,
      * with the remedy for a count stuck at 0 where needed; one still at 0
      * leaves the thread on the clock. */
-    if (read_counting(ev, &count) == 0) return count;
-  } else if (ev->state == CPUCYCLES_PERF_OPEN) {
+    if (read_counting(ev, &count) == 0) return read_value(ev, count);
+    return give_up(ev);
+  }
+  if (ev->state == CPUCYCLES_PERF_OPEN) {
     if (rdpmc && cpucycles_perf_page_read(ev->page, rdpmc, &count) == 0)
       return count;
-    if (cpucycles_perf_read_fd(ev->fd, &count) == 0) return count;
+    r = read_event(ev, 0, &count);
   } else if (ev->state == CPUCYCLES_PERF_OPEN_EACH_PMU) {
-    if (read_each(ev, rdpmc, &count) == 0) return count;
+    r = read_each(ev, rdpmc, &count);
   } else {
     return cpucycles_perf_fallback();
   }
-  /* A descriptor stopped answering, or a new event does not count: from
-   * now on this thread reads the clock, so that its values stay in one
-   * unit. */
-  cpucycles_perf_close(ev);
-  ev->state = CPUCYCLES_PERF_FALLBACK;
-  return cpucycles_perf_fallback();
+  if (r == 0) return rdpmc ? count : read_value(ev, count);
+  if (r > 0) return lost_event(ev, rdpmc, config1);
+  /* A descriptor of ours stopped answering. */
+  return give_up(ev);
 }
 
 /* ---- setup ---- */
@@ -814,7 +924,7 @@ int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
     if (ev->state == CPUCYCLES_PERF_OPEN_EACH_PMU
           ? read_each(ev, rdpmc, &count) != 0
           : cpucycles_perf_page_read(ev->page, rdpmc, &count) != 0 &&
-              cpucycles_perf_read_fd(ev->fd, &count) != 0) {
+              read_event(ev, 0, &count) != 0) {
       int err = errno;
       cpucycles_perf_close(ev);
       return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_READ, err);

@@ -69,6 +69,16 @@ struct cpucycles_perf_event {
   int more;
   int more_fd[CPUCYCLES_PMU_MAX - 1];
   volatile struct perf_event_mmap_page *more_page[CPUCYCLES_PMU_MAX - 1];
+  /* Each event's kernel id (PERF_EVENT_IOC_ID; 0: none given), asked of
+   * its descriptor before each use: a descriptor the program closed, or
+   * whose number now holds a file of the program's, is left alone. */
+  unsigned long long id;
+  unsigned long long more_id[CPUCYCLES_PMU_MAX - 1];
+  /* read(2) only (default-perfevent): the last value read, and what is
+   * added to the count of an event that replaced one whose descriptor the
+   * program closed, so that the thread's values go on growing. */
+  long long last;
+  long long base;
 };
 
 /* How a counter reads hardware counter number `counter` (the page's
@@ -133,10 +143,6 @@ void cpucycles_perf_fork_child(void);
  * becomes UNOPENED, so that the next read opens the child's own event. */
 void cpucycles_perf_atfork_child(struct cpucycles_perf_event *ev);
 
-/* read(2) of the event's 64-bit count.  Returns 0 and the count in *out,
- * or -1. */
-int cpucycles_perf_read_fd(int fd, long long *out);
-
 /* What a thread without an event reads: CLOCK_MONOTONIC since the second
  * it stood at when cpucycles_perf_set_persecond() was called, scaled to
  * cycles by the CPU frequency estimate given there (nanoseconds until
@@ -154,10 +160,11 @@ void cpucycles_perf_set_persecond(long long persecond);
 typedef int (*cpucycles_perf_clock_fn)(clockid_t clock, struct timespec *t);
 void cpucycles_perf_set_clock(cpucycles_perf_clock_fn clock_fn);
 
-/* The shape of ioctl(2) on an event, with no argument.  Tests inject
- * their own (0: the real one again); the library never calls it.  Not
- * thread-safe. */
-typedef int (*cpucycles_perf_ioctl_fn)(int fd, unsigned long request);
+/* The shape of ioctl(2) on an event: PERF_EVENT_IOC_DISABLE, _RESET and
+ * _ENABLE with arg 0, PERF_EVENT_IOC_ID with an unsigned long long * for
+ * the event's id.  Tests inject their own (0: the real one again); the
+ * library never calls it.  Not thread-safe. */
+typedef int (*cpucycles_perf_ioctl_fn)(int fd, unsigned long request, void *arg);
 void cpucycles_perf_set_ioctl(cpucycles_perf_ioctl_fn ioctl_fn);
 
 /* setup's refusal of an event whose read(2) stays at 0. */
@@ -194,8 +201,13 @@ struct counter_info;
  * stay in one unit.  With rdpmc 0 (default-perfevent) there is no page:
  * read(2) only, and an event just opened must count, as in setup: each
  * of its events whose count stays at 0 is disabled, reset and enabled
- * once; a sum still 0 leaves the thread on the fallback.  The slow path
- * of cpucycles_perf_read_fast().
+ * once; a sum still 0 leaves the thread on the fallback.  Every
+ * descriptor is asked for its event's id before it is used; one that is
+ * no longer the event's (the program closed it, and perhaps opened a file
+ * at its number) is never touched again, and the thread reads on through
+ * its page (index 0: the page's offset), or, without a page, through a new
+ * event whose counts continue from the last value read.  The slow path of
+ * cpucycles_perf_read_fast().
  *
  * OPEN_EACH_PMU (a hybrid CPU) reads the sum of the thread's events:
  * the one active on this CPU's core type through its page and rdpmc, the

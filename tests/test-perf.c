@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -644,9 +645,14 @@ static unsigned long ioctl_requests[8];
 static int ioctl_calls;
 static int enable_revives;
 
-static int fake_ioctl(int fd, unsigned long request)
+static int fake_ioctl(int fd, unsigned long request, void *arg)
 {
   (void) fd;
+  (void) arg;
+  if (request == PERF_EVENT_IOC_ID) { /* as a pipe answers: no id */
+    errno = ENOTTY;
+    return -1;
+  }
   if (ioctl_calls < 8) ioctl_requests[ioctl_calls] = request;
   ioctl_calls++;
   if (request == PERF_EVENT_IOC_ENABLE) put_value(enable_revives ? 123 : 0);
@@ -951,6 +957,233 @@ START_TEST(pmcff_refuses_unless_on_fixed_counter_1)
   ck_assert_int_eq(c->setup(&info), -1);
   ck_assert(fd_is_closed(opened[1]));
   c->release();
+}
+END_TEST
+
+/* ---- descriptors the program closed, and numbers it reused ---- */
+
+/* The identity seam: PERF_EVENT_IOC_ID answers a stand-in event's inode
+ * (a pipe's or a memfd's, one per event) as the kernel answers an event's
+ * id, and fails on a closed number (EBADF) as the kernel does; a file of
+ * the program's gives another inode.  Counts the other requests. */
+static int id_queries, other_ioctls;
+
+static int id_ioctl(int fd, unsigned long request, void *arg)
+{
+  struct stat st;
+  if (request != PERF_EVENT_IOC_ID) {
+    other_ioctls++;
+    return 0;
+  }
+  id_queries++;
+  if (fstat(fd, &st) != 0) return -1;
+  *(unsigned long long *) arg = (unsigned long long) st.st_ino + 1;
+  return 0;
+}
+
+#define PROGRAM_DATA "the program's own data, which the library must not read"
+
+/* What a daemon does after close_range(3, ~0U): its next file gets the
+ * event's old number.  A regular file (read(2) of it would succeed), at
+ * offset 0. */
+static int program_file_at(int fd)
+{
+  char path[512];
+  int tmp;
+  snprintf(path, sizeof path, "%s/program-file-XXXXXX",
+           getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  tmp = mkstemp(path);
+  ck_assert_int_ge(tmp, 0);
+  unlink(path);
+  ck_assert_int_eq(write(tmp, PROGRAM_DATA, sizeof PROGRAM_DATA),
+                   (ssize_t) sizeof PROGRAM_DATA);
+  ck_assert_int_eq(lseek(tmp, 0, SEEK_SET), 0);
+  ck_assert_int_eq(dup2(tmp, fd), fd);
+  close(tmp);
+  return fd;
+}
+
+/* The program's file is open, at offset 0, with its data. */
+static void program_file_untouched(int fd)
+{
+  char buf[sizeof PROGRAM_DATA];
+  ck_assert_msg(!fd_is_closed(fd), "the program's file was closed");
+  ck_assert_msg(lseek(fd, 0, SEEK_CUR) == 0, "the program's file was read: offset %ld",
+                (long) lseek(fd, 0, SEEK_CUR));
+  ck_assert_int_eq(pread(fd, buf, sizeof buf, 0), (ssize_t) sizeof buf);
+  ck_assert(memcmp(buf, PROGRAM_DATA, sizeof buf) == 0);
+}
+
+/* default-perfevent reads with read(2): after the program closed the
+ * event's descriptor and opened a file at its number, no read touches the
+ * file, and the thread counts on with a new event, from where it was. */
+START_TEST(perfevent_never_reads_a_reused_descriptor)
+{
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  long long v, prev;
+  int fd, i;
+  if (!c) return;
+  cpucycles_perf_set_opener(pipe_open);
+  cpucycles_perf_set_ioctl(id_ioctl);
+  pipe_first_value = 11;
+  ck_assert_int_eq(c->setup(&info), 0);
+  put_value(100);
+  put_value(200);
+  ck_assert_int_eq(c->read(), 100);
+  ck_assert_int_eq(c->read(), 200);
+  fd = program_file_at(opened[0]);
+  /* the new event's first reads */
+  pipe_values[0] = 5;
+  pipe_values[1] = 6;
+  pipe_values[2] = 9;
+  pipe_nvalues = 3;
+  prev = 200;
+  for (i = 0; i < 3; i++) {
+    v = c->read();
+    ck_assert_int_ge(v, prev);
+    prev = v;
+  }
+  ck_assert_int_eq(prev, 200 + 9 - 5); /* from where it was, then its own steps */
+  ck_assert_int_eq(open_calls, 2);
+  program_file_untouched(fd);
+  c->release();
+  program_file_untouched(fd); /* not closed as if it were the event */
+  ck_assert(fd_is_closed(opened[1]));
+  close(fd);
+}
+END_TEST
+
+/* Closed and not reused (EBADF): a new event, counting on. */
+START_TEST(perfevent_counts_on_after_its_descriptor_is_closed)
+{
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  if (!c) return;
+  cpucycles_perf_set_opener(pipe_open);
+  cpucycles_perf_set_ioctl(id_ioctl);
+  pipe_first_value = 11;
+  ck_assert_int_eq(c->setup(&info), 0);
+  put_value(300);
+  ck_assert_int_eq(c->read(), 300);
+  close(opened[0]);
+  pipe_values[0] = 40;
+  pipe_values[1] = 50;
+  pipe_nvalues = 2;
+  ck_assert_int_eq(c->read(), 300);
+  ck_assert_int_eq(c->read(), 310);
+  ck_assert_int_eq(open_calls, 2);
+  c->release();
+}
+END_TEST
+
+/* A page-reading counter: its mapping keeps the event, so the thread reads
+ * on through the page; off the hardware (index 0), where it used read(2),
+ * the page's offset, without a look at the program's file. */
+START_TEST(page_counter_never_reads_a_reused_descriptor)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  struct counter_info info;
+  struct perf_event_mmap_page pg;
+  int kernel, fd;
+  fake_page_template(3, -1000000, 1);
+  cpucycles_perf_set_opener(memfd_open);
+  cpucycles_perf_set_ioctl(id_ioctl);
+  rdpmc_result = 1000000 + 77;
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, fake_rdpmc, 0, &info), 0);
+  kernel = dup(ev.fd); /* the kernel's side of the page, for the test */
+  ck_assert_int_ge(kernel, 0);
+  fd = program_file_at(ev.fd);
+  rdpmc_result = 1000000 + 500;
+  ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 0), 500);
+  /* multiplexed out: index 0, the whole count in the offset */
+  ck_assert_int_eq(pread(kernel, &pg, sizeof pg, 0), (ssize_t) sizeof pg);
+  pg.lock += 2;
+  pg.index = 0;
+  pg.offset = 777;
+  ck_assert_int_eq(pwrite(kernel, &pg, sizeof pg, 0), (ssize_t) sizeof pg);
+  ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 0), 777);
+  ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 0), 777);
+  program_file_untouched(fd);
+  /* back on a counter: the same event, through the page */
+  pg.lock += 2;
+  pg.index = 3;
+  pg.offset = -1000000;
+  ck_assert_int_eq(pwrite(kernel, &pg, sizeof pg, 0), (ssize_t) sizeof pg);
+  rdpmc_result = 1000000 + 900;
+  ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 0), 900);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN);
+  ck_assert_int_eq(open_calls, 1);
+  cpucycles_perf_close(&ev);
+  program_file_untouched(fd);
+  close(fd);
+  close(kernel);
+}
+END_TEST
+
+/* fork's child handler closes every inherited event descriptor, but not a
+ * number the program reused before it forked. */
+START_TEST(fork_child_leaves_a_reused_descriptor_open)
+{
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  int fd, status;
+  pid_t pid;
+  if (!c) return;
+  cpucycles_perf_set_opener(pipe_open);
+  cpucycles_perf_set_ioctl(id_ioctl);
+  pipe_first_value = 11;
+  ck_assert_int_eq(c->setup(&info), 0);
+  fd = program_file_at(opened[0]);
+  pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    c->atfork_child();
+    _exit(fd_is_closed(fd) ? 1 : lseek(fd, 0, SEEK_CUR) != 0 ? 2 : 0);
+  }
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status));
+  ck_assert_msg(WEXITSTATUS(status) == 0, "the child's copy of the program's file: %s",
+                WEXITSTATUS(status) == 1 ? "closed" : "read");
+  c->release();
+  program_file_untouched(fd);
+  close(fd);
+}
+END_TEST
+
+/* A thread's exit closes its events, not a file the program put at one's
+ * number meanwhile. */
+static volatile int reused_thread_read, reused_thread_may_exit;
+
+static void *read_then_wait(void *arg)
+{
+  const struct counter *c = arg;
+  (void) c->read();
+  __atomic_store_n(&reused_thread_read, 1, __ATOMIC_RELEASE);
+  while (!__atomic_load_n(&reused_thread_may_exit, __ATOMIC_ACQUIRE)) sched_yield();
+  return 0;
+}
+
+START_TEST(thread_exit_leaves_a_reused_descriptor_open)
+{
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  pthread_t th;
+  int fd;
+  if (!c) return;
+  cpucycles_perf_set_opener(pipe_open);
+  cpucycles_perf_set_ioctl(id_ioctl);
+  pipe_first_value = 11;
+  ck_assert_int_eq(c->setup(&info), 0);
+  ck_assert_int_eq(pthread_create(&th, 0, read_then_wait, (void *) c), 0);
+  while (!__atomic_load_n(&reused_thread_read, __ATOMIC_ACQUIRE)) sched_yield();
+  ck_assert_int_eq(open_calls, 2);
+  fd = program_file_at(opened[1]);
+  __atomic_store_n(&reused_thread_may_exit, 1, __ATOMIC_RELEASE);
+  ck_assert_int_eq(pthread_join(th, 0), 0);
+  program_file_untouched(fd);
+  c->release();
+  close(fd);
 }
 END_TEST
 
@@ -1949,10 +2182,15 @@ END_TEST
  * handed out again). */
 static int ioctl_fds[8];
 
-static int hybrid_ioctl(int fd, unsigned long request)
+static int hybrid_ioctl(int fd, unsigned long request, void *arg)
 {
   int i;
   long long v;
+  (void) arg;
+  if (request == PERF_EVENT_IOC_ID) { /* as a pipe answers: no id */
+    errno = ENOTTY;
+    return -1;
+  }
   if (ioctl_calls < 8) {
     ioctl_requests[ioctl_calls] = request;
     ioctl_fds[ioctl_calls] = fd;
@@ -2260,6 +2498,14 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, perfpmc_index_zero_reads_the_descriptor);
   tcase_add_test(tc, perfpmc_counters_ask_for_their_config1);
   tcase_add_test(tc, pmcff_refuses_unless_on_fixed_counter_1);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("descriptors the program closed");
+  tcase_add_test(tc, perfevent_never_reads_a_reused_descriptor);
+  tcase_add_test(tc, perfevent_counts_on_after_its_descriptor_is_closed);
+  tcase_add_test(tc, page_counter_never_reads_a_reused_descriptor);
+  tcase_add_test(tc, fork_child_leaves_a_reused_descriptor_open);
+  tcase_add_test(tc, thread_exit_leaves_a_reused_descriptor_open);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("threads and fork");
