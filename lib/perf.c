@@ -24,7 +24,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -131,11 +133,100 @@ static int thread_key_state; /* 0 not created, 1 created, -1 failed or deleted *
  * first call that opens no event touches none. */
 static int events_ever_linked;
 
+/* ---- which process the events belong to ----
+ *
+ * fork()'s child gets the library's fork handlers, which drop every
+ * inherited event (cpucycles_perf_fork_child).  A child made without them
+ * (glibc's _Fork(), as posix_spawn-like code uses; a raw clone()) inherits
+ * the events' thread-locals as they were: its threads' reads would use
+ * the parent's pages, which Linux does not map into a child (VM_DONTCOPY:
+ * a crash), or read(2) the parent's events (the parent's counts), and the
+ * registry may be locked by a thread that does not exist there.
+ *
+ * So each event carries the epoch of the process that opened it, and the
+ * epoch lives in a page that a child sees filled with zeros
+ * (MADV_WIPEONFORK, Linux 4.14): the fast paths compare the two (one more
+ * load and compare beside the state's), and in such a child they differ.
+ * The first thread there to take the registry adopts the process: it
+ * makes the registry a fresh mutex (nobody else in the child can hold it:
+ * they wait for the epoch), drops every inherited event as the fork
+ * handler would, and sets the child's epoch, one more than its parent's.
+ * The page is a part of a static array, aligned at run time to the page
+ * size (up to 64 KiB), so that nothing is mapped and nothing is left
+ * behind when the library is unloaded.  Where the page cannot be wiped
+ * (an older kernel), the epoch is a plain static: fork() children are
+ * still handled by the fork handlers, _Fork() children are not
+ * (doc/perf-counters.md, "Fork"). */
+
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18 /* Linux 4.14 */
+#endif
+#define EPOCH_PAGE_MAX 65536
+
+static unsigned char epoch_area[2 * EPOCH_PAGE_MAX] __attribute__((aligned(4096)));
+static volatile unsigned int *epoch_page; /* [0]: the epoch, [1]: claimed */
+static unsigned int plain_epoch;          /* when there is no such page */
+static unsigned int epoch_value;          /* this process's (0: none yet) */
+const volatile unsigned int *cpucycles_perf_epoch = &plain_epoch;
+
+static void drop_inherited_locked(void);
+
+/* Under registry (or alone in the process): the first event's epoch. */
+static void set_up_epoch_locked(void)
+{
+  uintptr_t page = (uintptr_t) epoch_area;
+  long pagesize = sysconf(_SC_PAGESIZE);
+
+  if (epoch_value) return;
+  epoch_value = 1;
+  if (pagesize > 0 && pagesize <= EPOCH_PAGE_MAX) {
+    page = (page + (uintptr_t) pagesize - 1) & ~((uintptr_t) pagesize - 1);
+    if (madvise((void *) page, (size_t) pagesize, MADV_WIPEONFORK) == 0) {
+      volatile unsigned int *words = (volatile unsigned int *) page;
+      /* Filled in before it is published: a thread that sees the page
+       * with a 0 epoch takes itself for a child's and adopts. */
+      __atomic_store_n(&words[1], 1, __ATOMIC_RELAXED);
+      __atomic_store_n(&words[0], epoch_value, __ATOMIC_RELAXED);
+      __atomic_store_n(&epoch_page, words, __ATOMIC_RELEASE);
+      __atomic_store_n(&cpucycles_perf_epoch, words, __ATOMIC_RELEASE);
+      return;
+    }
+  }
+  __atomic_store_n(&plain_epoch, epoch_value, __ATOMIC_RELEASE);
+}
+
+/* The next epoch, in a child whose page was wiped. */
+static void next_epoch(void)
+{
+  epoch_value += 1;
+  if (epoch_value == 0) epoch_value = 1;
+  __atomic_store_n(&epoch_page[1], 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&epoch_page[0], epoch_value, __ATOMIC_RELEASE);
+}
+
+/* In a child made without the fork handlers (the epoch page reads 0),
+ * the first caller adopts the process; the others wait for it. */
+static void adopt_if_child(void)
+{
+  volatile unsigned int *page = __atomic_load_n(&epoch_page, __ATOMIC_ACQUIRE);
+
+  if (!page || __atomic_load_n(&page[0], __ATOMIC_ACQUIRE) != 0) return;
+  if (__atomic_exchange_n(&page[1], 1, __ATOMIC_ACQ_REL) == 0) {
+    static const pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    memcpy(&registry, &fresh, sizeof registry);
+    drop_inherited_locked();
+    next_epoch();
+    return;
+  }
+  while (__atomic_load_n(&page[0], __ATOMIC_ACQUIRE) == 0) sched_yield();
+}
+
 static void lock_registry(sigset_t *saved)
 {
   sigset_t all;
   sigfillset(&all);
   if (pthread_sigmask(SIG_BLOCK, &all, saved) != 0) sigemptyset(saved);
+  adopt_if_child();
   pthread_mutex_lock(&registry);
 }
 
@@ -152,7 +243,10 @@ static void close_thread_events(void *unused)
   sigset_t saved;
   (void) unused;
   lock_registry(&saved);
-  while (thread_events) close_locked(thread_events);
+  /* (A list whose head is not linked was dropped by another thread that
+   * adopted a child process: nothing on it is open.) */
+  while (thread_events && thread_events->linked) close_locked(thread_events);
+  thread_events = 0;
   unlock_registry(&saved);
 }
 
@@ -169,6 +263,11 @@ static int link_event(struct cpucycles_perf_event *ev)
 {
   if (thread_key_state != 1) return -1; /* an event nobody would close: refuse */
   if (pthread_setspecific(thread_key, ev) != 0) return -1;
+  set_up_epoch_locked();
+  ev->epoch = epoch_value;
+  /* A head that is not linked: this thread's list was dropped by another
+   * thread that adopted a child process (above); start it again. */
+  if (thread_events && !thread_events->linked) thread_events = 0;
   ev->next = thread_events;
   thread_events = ev;
   ev->all_next = all_events;
@@ -473,9 +572,25 @@ int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page,
   return result;
 }
 
+static int is_open(const struct cpucycles_perf_event *ev);
+static void forget(struct cpucycles_perf_event *ev);
+
+/* ev open, but in another process (its epoch is not this process's): a
+ * child made without the fork handlers, above. */
+static int inherited(const struct cpucycles_perf_event *ev)
+{
+  return is_open(ev) && ev->epoch != cpucycles_perf_current_epoch();
+}
+
 int cpucycles_perf_open_once(struct cpucycles_perf_event *ev, int map_page,
                              unsigned long long config1)
 {
+  if (inherited(ev)) {
+    sigset_t saved;
+    lock_registry(&saved); /* adopts the process: ev is dropped with the rest */
+    if (inherited(ev)) forget(ev); /* (not on the list: nothing to close) */
+    unlock_registry(&saved);
+  }
   if (ev->state != CPUCYCLES_PERF_UNOPENED) return 0;
   if (cpucycles_perf_open(ev, map_page, config1) == 0) return 1;
   ev->state = CPUCYCLES_PERF_FALLBACK;
@@ -536,6 +651,7 @@ static void forget(struct cpucycles_perf_event *ev)
   ev->fd = -1;
   ev->page = 0;
   ev->id = 0;
+  ev->epoch = 0;
   ev->fast = 0;
   ev->base = 0;
   ev->last = 0;
@@ -623,6 +739,8 @@ static void drop_inherited_locked(void)
 void cpucycles_perf_fork_child(void)
 {
   drop_inherited_locked();
+  if (epoch_page && __atomic_load_n(&epoch_page[0], __ATOMIC_RELAXED) == 0)
+    next_epoch(); /* wiped: a child */
   unlock_registry(&fork_saved_mask);
 }
 

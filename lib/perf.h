@@ -41,6 +41,22 @@
 
 #include "pmu.h"
 
+/* The epoch of this process (lib/perf.c, "which process the events
+ * belong to"): in a page that a child made without the fork handlers
+ * (_Fork()) sees zero-filled, so that an event it inherited, whose epoch
+ * is its parent's, never takes a hot path there.  0 before the process's
+ * first event. */
+extern const volatile unsigned int *cpucycles_perf_epoch
+  __attribute__((visibility("hidden")));
+
+/* The current epoch, for the hot paths: two relaxed loads (plain loads
+ * on every ISA; atomic, because another thread may set the epoch). */
+static inline unsigned int cpucycles_perf_current_epoch(void)
+{
+  return __atomic_load_n(__atomic_load_n(&cpucycles_perf_epoch, __ATOMIC_RELAXED),
+                         __ATOMIC_RELAXED);
+}
+
 /* Where a thread's event stands. */
 enum {
   CPUCYCLES_PERF_UNOPENED = 0, /* not tried yet in this thread (or dropped) */
@@ -64,6 +80,8 @@ struct cpucycles_perf_event {
   int linked;                                 /* on those lists */
   int fast;   /* the counter's own note that its hot path may be taken;
                  cleared whenever the event is closed or dropped */
+  unsigned int epoch; /* the process's that opened it: the hot paths run
+                         only while it is *cpucycles_perf_epoch */
   /* OPEN_EACH_PMU: the events on the second and further core PMUs (the
    * first is fd and page); more is their number, 0 otherwise. */
   int more;
@@ -320,7 +338,8 @@ static inline long long cpucycles_perf_read_fast(
 {
   long long count;
 
-  if (__builtin_expect(ev->state == CPUCYCLES_PERF_OPEN, 1) &&
+  if (__builtin_expect(ev->state == CPUCYCLES_PERF_OPEN &&
+                       ev->epoch == cpucycles_perf_current_epoch(), 1) &&
       cpucycles_perf_page_read(ev->page, rdpmc, &count) == 0)
     return count;
   return cpucycles_perf_read(ev, rdpmc, config1);

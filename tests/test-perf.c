@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -1736,6 +1737,102 @@ START_TEST(fork_child_counts_with_its_own_event)
 }
 END_TEST
 
+/* ---- a child made without the fork handlers: _Fork() ---- */
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+#define HAVE_FORK_WITHOUT_HANDLERS 1
+
+static struct cpucycles_perf_event forked_event; /* a page counter's */
+
+/* The child of _Fork(): the fork handlers (here, a test that links the
+ * library's internals, there are none to run anyway) do not run.  Its
+ * first read must not use the parent's event: neither its page, which
+ * Linux does not map into a child (a crash), nor its descriptor (the
+ * parent's count).  It gets an event of its own.  A real per-thread event
+ * (task clock), so that the page is the kernel's; exit status: bit 0 the
+ * child read nothing of its own (no new event), 1 the parent's descriptor
+ * is still open in the child, 2 its reads went backwards. */
+/* The event id at fd (0: none). */
+static unsigned long long id_at(int fd)
+{
+  unsigned long long id = 0;
+  if (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) return 0;
+  return id;
+}
+
+static int child_of_fork_without_handlers(const struct counter *c, int parent_fd)
+{
+  unsigned long long parent_id = id_at(parent_fd);
+  pid_t pid;
+  int status;
+
+  ck_assert(parent_id != 0);
+  pid = _Fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    int code = 0;
+    long long a, b;
+    a = c ? c->read() : cpucycles_perf_read_fast(&forked_event, fake_rdpmc, 0);
+    b = c ? c->read() : cpucycles_perf_read_fast(&forked_event, fake_rdpmc, 0);
+    if (open_calls != 2) code |= 1;
+    if (id_at(parent_fd) == parent_id) code |= 2; /* (its number may be the new event's) */
+    if (b < a) code |= 4;
+    _exit(code);
+  }
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert_msg(WIFEXITED(status), "the child of _Fork() died of signal %d",
+                WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  return WEXITSTATUS(status);
+}
+#endif
+
+START_TEST(fork_without_handlers_page_counter_opens_its_own)
+{
+#ifdef HAVE_FORK_WITHOUT_HANDLERS
+  struct counter_info info;
+  int code;
+  if (!software_events_work()) return;
+  cpucycles_perf_set_opener(software_open);
+  /* a page counter's setup needs user reads; the software event's page
+   * has none, so open it as a thread's first read does */
+  ck_assert_int_eq(cpucycles_perf_open(&forked_event, 1, 0), 0);
+  ck_assert(forked_event.page != 0);
+  (void) info;
+  (void) cpucycles_perf_read_fast(&forked_event, fake_rdpmc, 0);
+  code = child_of_fork_without_handlers(0, opened[0]);
+  ck_assert_msg(code == 0, "child: %s%s%s", code & 1 ? "no event of its own; " : "",
+                code & 2 ? "the parent's descriptor open; " : "",
+                code & 4 ? "backwards" : "");
+  /* the parent's event is untouched */
+  ck_assert(!fd_is_closed(opened[0]));
+  ck_assert_int_eq(forked_event.state, CPUCYCLES_PERF_OPEN);
+  (void) cpucycles_perf_read_fast(&forked_event, fake_rdpmc, 0);
+  cpucycles_perf_close(&forked_event);
+#endif
+}
+END_TEST
+
+START_TEST(fork_without_handlers_perfevent_opens_its_own)
+{
+#ifdef HAVE_FORK_WITHOUT_HANDLERS
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  int code;
+  if (!c || !software_events_work()) return;
+  cpucycles_perf_set_opener(software_open);
+  ck_assert_int_eq(c->setup(&info), 0);
+  (void) c->read();
+  code = child_of_fork_without_handlers(c, opened[0]);
+  ck_assert_msg(code == 0, "child: %s%s%s", code & 1 ? "no event of its own; " : "",
+                code & 2 ? "the parent's descriptor open; " : "",
+                code & 4 ? "backwards" : "");
+  ck_assert(!fd_is_closed(opened[0]));
+  (void) c->read();
+  c->release();
+#endif
+}
+END_TEST
+
 /* ---- hybrid CPUs: the core PMUs, and one event on each ---- */
 
 /* A fake sysfs tree, under a temporary directory: tests plant
@@ -2522,6 +2619,8 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, ceiling_one_descriptor_per_live_thread);
   tcase_add_test(tc, ceiling_a_quarter_of_the_descriptor_limit);
   tcase_add_test(tc, fork_child_counts_with_its_own_event);
+  tcase_add_test(tc, fork_without_handlers_page_counter_opens_its_own);
+  tcase_add_test(tc, fork_without_handlers_perfevent_opens_its_own);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("core PMUs");
