@@ -2380,6 +2380,40 @@ START_TEST(hybrid_thread_remedies_each_stuck_event)
 }
 END_TEST
 
+/* default-perfevent on a hybrid CPU whose second event's descriptor the
+ * program closed and reused: the file is not read, both events are
+ * replaced, and the sum goes on from where it was. */
+START_TEST(hybrid_perf_event_never_reads_a_reused_descriptor)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  struct counter_info info;
+  long long one = 1, v;
+  int fd;
+  plant_alder_lake();
+  cpucycles_perf_set_sysfs_root(tree);
+  cpucycles_perf_set_opener(pipe_open);
+  cpucycles_perf_set_ioctl(id_ioctl);
+  pipe_values[0] = 10;  /* setup's read of each */
+  pipe_values[1] = 300; /* the next */
+  pipe_nvalues = 2;
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, 0, 0, &info), 0);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN_EACH_PMU);
+  ck_assert_int_eq(cpucycles_perf_read(&ev, 0, 0), 600);
+  ck_assert_int_eq(write(pipe_writers[1], &one, 8), 8); /* the first event's next */
+  fd = program_file_at(ev.more_fd[0]);
+  pipe_values[0] = 7; /* the new events' */
+  pipe_values[1] = 8;
+  v = cpucycles_perf_read(&ev, 0, 0);
+  ck_assert_int_eq(v, 600);
+  ck_assert_int_eq(cpucycles_perf_read(&ev, 0, 0), 600 + 2);
+  ck_assert_int_eq(open_calls, 5);
+  program_file_untouched(fd);
+  cpucycles_perf_close(&ev);
+  program_file_untouched(fd);
+  close(fd);
+}
+END_TEST
+
 /* amd64-perfpmcff's raw fixed counter would count one core type only. */
 START_TEST(hybrid_refuses_the_raw_fixed_counter)
 {
@@ -2639,6 +2673,7 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, one_core_type_keeps_one_event);
   tcase_add_test(tc, hybrid_perf_event_reads_the_sum);
   tcase_add_test(tc, hybrid_thread_remedies_each_stuck_event);
+  tcase_add_test(tc, hybrid_perf_event_never_reads_a_reused_descriptor);
   tcase_add_test(tc, hybrid_refuses_the_raw_fixed_counter);
   tcase_add_test(tc, hybrid_thread_opens_each_and_closes_at_exit);
   tcase_add_test(tc, hybrid_fork_child_closes_each_event);
