@@ -2,9 +2,10 @@
  * instruction it wraps, measured in the same run, on machines without a
  * PMU: the events are stand-ins (memfds holding a self-monitoring page, in
  * ordinary memory, through lib/perf.c's opener seam) and the hardware
- * counter read is rdtsc (x86-64) or a plain memory load (elsewhere).
+ * counter read is rdtsc (x86) or a plain memory load (elsewhere):
+ * bench/stand-in.h.
  *
- * Three figures, each the median difference between back-to-back reads:
+ * The median difference between back-to-back reads, for:
  * - the instruction alone, inlined: the baseline;
  * - one core type (every machine but a hybrid one): the thread's one
  *   event, through cpucycles_perf_read_fast() inlined as the *-perfpmc
@@ -13,63 +14,46 @@
  *   the active event's count and the other's offset (the slow path, an
  *   out-of-line call and the instruction through a pointer).
  * Target: one core type within a few cycles of the baseline, whatever
- * the hybrid support adds elsewhere. */
+ * the hybrid support adds elsewhere.
+ *
+ * Then the thread-local storage, as in the library: a stand-in counter in
+ * a shared object (bench/perfread-module.c), its event a thread-local
+ * there, called through a function pointer as cpucycles() calls the
+ * chosen counter; once with the library's own thread-local model
+ * (perfread-lib.so) and once with initial-exec (perfread-ie.so, what the
+ * library used before it stopped taking glibc's static TLS reserve).
+ * Back-to-back differences move in steps of the instruction's own
+ * granularity (about 26 cycles for rdtsc in a VM), too coarse for the few
+ * cycles a thread-local access costs, so these are also timed as the
+ * average of 1000 reads in a loop.
+ *
+ * Last, default-perfevent's read(2) path with a real event where the
+ * kernel gives one (a software task-clock event: no PMU needed), with the
+ * check that the descriptor is still the event's (PERF_EVENT_IOC_ID
+ * before each read(2)) and without it (the event's id forgotten), in
+ * nanoseconds per read. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "perf.h"
+#include "stand-in.h"
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 
 #include "median.h"
 
 #define ROUNDS 21
-
-#if defined(__x86_64__) || defined(__i386__)
-#define INSTRUCTION "rdtsc"
-static inline unsigned long long instruction(unsigned int counter)
-{
-  unsigned int lo, hi;
-  (void) counter;
-  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-  return (unsigned long long) hi << 32 | lo;
-}
-#else
-#define INSTRUCTION "a volatile load"
-static volatile unsigned long long ticking;
-static inline unsigned long long instruction(unsigned int counter)
-{
-  (void) counter;
-  return ticking++;
-}
-#endif
-
-/* A stand-in event: a memfd whose first page says "on hardware counter 0,
- * user reads allowed, 64 bits". */
-static int memfd_event(struct perf_event_attr *attr, pid_t pid, int cpu,
-                       int group_fd, unsigned long flags)
-{
-  struct perf_event_mmap_page pg;
-  int fd;
-  (void) attr; (void) pid; (void) cpu; (void) group_fd; (void) flags;
-  fd = memfd_create("bench-perf-event", MFD_CLOEXEC);
-  if (fd < 0 || ftruncate(fd, sysconf(_SC_PAGESIZE)) != 0) return -1;
-  memset(&pg, 0, sizeof pg);
-  pg.lock = 2;
-  pg.index = 1;
-  pg.cap_user_rdpmc = 1;
-  pg.pmc_width = 64;
-  if (pwrite(fd, &pg, sizeof pg, 0) != (ssize_t) sizeof pg) return -1;
-  return fd;
-}
+#define LOOP 1000
 
 static long long run(struct cpucycles_perf_event *ev, int which)
 {
@@ -80,6 +64,94 @@ static long long run(struct cpucycles_perf_event *ev, int which)
   else
     for (i = 0; i < READS; i++) t[i] = cpucycles_perf_read_fast(ev, instruction, 0);
   return median_step(t);
+}
+
+/* A module's read, through its pointer. */
+static long long run_module(long long (*read)(void))
+{
+  static long long t[READS];
+  int i;
+  for (i = 0; i < READS; i++) t[i] = read();
+  return median_step(t);
+}
+
+/* The average cost of one read over LOOP reads, in ticks of the
+ * instruction, times 100 (the median of ROUNDS is taken as an integer). */
+static volatile long long sink;
+
+static long long per_read(long long (*read)(void))
+{
+  unsigned long long t0, t1;
+  long long sum = 0;
+  int i;
+  t0 = instruction(0);
+  for (i = 0; i < LOOP; i++) sum += read();
+  t1 = instruction(0);
+  sink = sum;
+  return (long long) ((t1 - t0) * 100 / LOOP);
+}
+
+/* The program's own stand-in event, a plain global here; its read as a
+ * function, for the loop. */
+static struct cpucycles_perf_event one;
+
+static long long program_read(void)
+{
+  return cpucycles_perf_read_fast(&one, instruction, 0);
+}
+
+static long long (*module_setup(const char *path))(void)
+{
+  long long (*(*setup)(void))(void);
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    fprintf(stderr, "bench-perfread: %s\n", dlerror());
+    return 0;
+  }
+  *(void **) &setup = dlsym(h, "bench_module_setup");
+  return setup ? setup() : 0;
+}
+
+/* A real per-thread software event (task clock) in place of cycles. */
+static int software_event(struct perf_event_attr *attr, pid_t pid, int cpu,
+                          int group_fd, unsigned long flags)
+{
+  struct perf_event_attr sw = *attr;
+  sw.type = PERF_TYPE_SOFTWARE;
+  sw.config = PERF_COUNT_SW_TASK_CLOCK;
+  return (int) syscall(__NR_perf_event_open, &sw, pid, cpu, group_fd, flags);
+}
+
+static struct cpucycles_perf_event sw;
+
+static long long sw_read(void)
+{
+  return cpucycles_perf_read(&sw, 0, 0);
+}
+
+static long long now_ns(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long) t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Nanoseconds per read of the software event, times 100. */
+static long long sw_per_read(void)
+{
+  long long t0, t1, sum = 0;
+  int i;
+  t0 = now_ns();
+  for (i = 0; i < LOOP; i++) sum += sw_read();
+  t1 = now_ns();
+  sink = sum;
+  return (t1 - t0) * 100 / LOOP;
+}
+
+static long long median_of(long long *v)
+{
+  qsort(v, ROUNDS, sizeof v[0], compare);
+  return v[ROUNDS / 2];
 }
 
 #ifdef CPUCYCLES_PMU_MAX
@@ -139,8 +211,9 @@ static void remove_hybrid_root(void)
 
 int main(void)
 {
-  static struct cpucycles_perf_event one;
   long long base[ROUNDS], single[ROUNDS];
+  long long lib[ROUNDS], ie[ROUNDS], loop_one[ROUNDS], loop_lib[ROUNDS], loop_ie[ROUNDS];
+  long long (*lib_read)(void), (*ie_read)(void);
 #ifdef CPUCYCLES_PMU_MAX
   static struct cpucycles_perf_event hybrid;
   long long each[ROUNDS];
@@ -176,12 +249,24 @@ int main(void)
   }
 #endif
 
+  lib_read = module_setup(MODULE_LIB);
+  ie_read = module_setup(MODULE_IE);
+  if (!lib_read || !ie_read) {
+    fprintf(stderr, "bench-perfread: no stand-in counter in a module\n");
+    return 1;
+  }
+
   for (r = 0; r < ROUNDS; r++) {
     base[r] = run(0, 0);
     single[r] = run(&one, 1);
 #ifdef CPUCYCLES_PMU_MAX
     each[r] = run(&hybrid, 1);
 #endif
+    lib[r] = run_module(lib_read);
+    ie[r] = run_module(ie_read);
+    loop_one[r] = per_read(program_read);
+    loop_lib[r] = per_read(lib_read);
+    loop_ie[r] = per_read(ie_read);
   }
   qsort(base, ROUNDS, sizeof base[0], compare);
   qsort(single, ROUNDS, sizeof single[0], compare);
@@ -200,7 +285,43 @@ int main(void)
            (double) each[ROUNDS / 2] / (double) single[ROUNDS / 2]);
   cpucycles_perf_close(&hybrid);
 #endif
+  printf("a counter in a shared object, through a pointer, event thread-local:\n");
+  printf("  initial-exec: %lld; the library's model: %lld\n", median_of(ie), median_of(lib));
+  printf("average of %d reads in a loop, in %s ticks:\n", LOOP, INSTRUCTION);
+  printf("  the program's event, a plain global: %.2f\n", (double) median_of(loop_one) / 100);
+  printf("  in a shared object, initial-exec: %.2f\n", (double) median_of(loop_ie) / 100);
+  printf("  in a shared object, the library's model: %.2f\n", (double) median_of(loop_lib) / 100);
+  if (median_of(loop_ie) > 0)
+    printf("ratio the library's model / initial-exec %.3f\n",
+           (double) median_of(loop_lib) / (double) median_of(loop_ie));
   cpucycles_perf_close(&one);
+
+  cpucycles_perf_set_opener(software_event);
+#ifdef CPUCYCLES_PMU_MAX
+  cpucycles_perf_set_sysfs_root("/nonexistent"); /* one event, not one per PMU */
+#endif
+  if (cpucycles_perf_open(&sw, 0, 0) != 0) {
+    printf("read(2) path: no software perf event here, not measured\n");
+    return 0;
+  }
+  {
+    long long checked[ROUNDS], unchecked[ROUNDS];
+    unsigned long long id = sw.id;
+    for (r = 0; r < ROUNDS; r++) {
+      sw.id = id;
+      checked[r] = sw_per_read();
+      sw.id = 0; /* no id: the descriptor is trusted, as before the check */
+      unchecked[r] = sw_per_read();
+    }
+    sw.id = id;
+    printf("read(2) path (default-perfevent), a software event, ns per read:\n");
+    printf("  without the descriptor check: %.1f; with it (id %llu): %.1f\n",
+           (double) median_of(unchecked) / 100, id, (double) median_of(checked) / 100);
+    if (median_of(unchecked) > 0)
+      printf("ratio with / without %.3f\n",
+             (double) median_of(checked) / (double) median_of(unchecked));
+  }
+  cpucycles_perf_close(&sw);
   return 0;
 }
 

@@ -25,7 +25,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -57,6 +59,41 @@ void cpucycles_perf_set_opener(cpucycles_perf_open_fn open_fn)
   opener = open_fn ? open_fn : perf_event_open_syscall;
 }
 
+static int ioctl_syscall(int fd, unsigned long request, void *arg)
+{
+  return ioctl(fd, request, arg);
+}
+
+static cpucycles_perf_ioctl_fn perf_ioctl = ioctl_syscall;
+
+void cpucycles_perf_set_ioctl(cpucycles_perf_ioctl_fn ioctl_fn)
+{
+  perf_ioctl = ioctl_fn ? ioctl_fn : ioctl_syscall;
+}
+
+/* ---- which descriptors are still ours ----
+ *
+ * The program owns its descriptor table.  A daemon that calls
+ * close_range(3, ~0U) or closefrom(3) after the first call closes the
+ * events' descriptors too, and its next open() gets an event's old
+ * number.  So every event records its identity when it is opened (the
+ * kernel's event id, PERF_EVENT_IOC_ID, Linux 3.12), and the library asks
+ * before each use of a descriptor (a read(2), an ioctl, a close): another
+ * file there answers the ioctl with ENOTTY (the ioctl number is perf's
+ * own), a closed number with EBADF, another event with another id.  A
+ * descriptor that is no longer the event's is never read, written or
+ * closed again: the library forgets the number.  Kernels without the
+ * ioctl (and the tests' stand-in events) give no id: 0, and then the
+ * descriptor is trusted as before.  The page-reading hot paths use no
+ * descriptor and ask nothing. */
+
+static unsigned long long event_id(int fd)
+{
+  unsigned long long id = 0;
+  if (perf_ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) return 0;
+  return id;
+}
+
 /* ---- the registry of open events ----
  *
  * Each thread keeps a list of its open events (normally one: that of the
@@ -68,8 +105,12 @@ void cpucycles_perf_set_opener(cpucycles_perf_open_fn open_fn)
  * the events of all threads in a child after fork() (only the forking
  * thread exists there, but every thread's descriptors were copied) and
  * when the library is unloaded.  glibc stores the values of the first 32
- * keys inside the thread descriptor, so pthread_setspecific() allocates
- * nothing here.
+ * keys inside the thread descriptor and allocates a block (calloc) for
+ * those of the others, per thread, on their first pthread_setspecific();
+ * so the key is created when the library is loaded, before the program's
+ * own keys (a program that made 40 keys before its first read would
+ * otherwise give the library key 40, and each thread's first read an
+ * allocation).
  *
  * registry is held, with every signal blocked, around each open, close and
  * list change, and by fork's prepare handler, so that a child never
@@ -78,14 +119,108 @@ void cpucycles_perf_set_opener(cpucycles_perf_open_fn open_fn)
  * first cpucycles(), or a fork()) from waiting for the lock its thread
  * holds. */
 
-static __thread struct cpucycles_perf_event *thread_events
-  __attribute__((tls_model("initial-exec")));
+static __thread struct cpucycles_perf_event *thread_events;
 static struct cpucycles_perf_event *all_events;
 static long held_events; /* on all_events, under registry */
 static pthread_mutex_t registry = PTHREAD_MUTEX_INITIALIZER;
 static sigset_t fork_saved_mask;
 static pthread_key_t thread_key;
 static int thread_key_state; /* 0 not created, 1 created, -1 failed or deleted */
+/* Set (under registry, never cleared) when the first event is linked.
+ * Until then no thread can hold an event, and the paths that would only
+ * close one leave the thread-locals alone: where they are allocated on a
+ * thread's first access (glibc's dynamic TLS, a library loaded with
+ * dlopen() once the static TLS reserve is used up: doc/security.md), a
+ * first call that opens no event touches none. */
+static int events_ever_linked;
+
+/* ---- which process the events belong to ----
+ *
+ * fork()'s child gets the library's fork handlers, which drop every
+ * inherited event (cpucycles_perf_fork_child).  A child made without them
+ * (glibc's _Fork(), as posix_spawn-like code uses; a raw clone()) inherits
+ * the events' thread-locals as they were: its threads' reads would use
+ * the parent's pages, which Linux does not map into a child (VM_DONTCOPY:
+ * a crash), or read(2) the parent's events (the parent's counts), and the
+ * registry may be locked by a thread that does not exist there.
+ *
+ * So each event carries the epoch of the process that opened it, and the
+ * epoch lives in a page that a child sees filled with zeros
+ * (MADV_WIPEONFORK, Linux 4.14): the fast paths compare the two (one more
+ * load and compare beside the state's), and in such a child they differ.
+ * The first thread there to take the registry adopts the process: it
+ * makes the registry a fresh mutex (nobody else in the child can hold it:
+ * they wait for the epoch), drops every inherited event as the fork
+ * handler would, and sets the child's epoch, one more than its parent's.
+ * The page is a part of a static array, aligned at run time to the page
+ * size (up to 64 KiB), so that nothing is mapped and nothing is left
+ * behind when the library is unloaded.  Where the page cannot be wiped
+ * (an older kernel), the epoch is a plain static: fork() children are
+ * still handled by the fork handlers, _Fork() children are not
+ * (doc/perf-counters.md, "Fork"). */
+
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18 /* Linux 4.14 */
+#endif
+#define EPOCH_PAGE_MAX 65536
+
+static unsigned char epoch_area[2 * EPOCH_PAGE_MAX] __attribute__((aligned(4096)));
+static volatile unsigned int *epoch_page; /* [0]: the epoch, [1]: claimed */
+static unsigned int plain_epoch;          /* when there is no such page */
+static unsigned int epoch_value;          /* this process's (0: none yet) */
+const volatile unsigned int *cpucycles_perf_epoch = &plain_epoch;
+
+static void drop_inherited_locked(void);
+
+/* Under registry (or alone in the process): the first event's epoch. */
+static void set_up_epoch_locked(void)
+{
+  uintptr_t page = (uintptr_t) epoch_area;
+  long pagesize = sysconf(_SC_PAGESIZE);
+
+  if (epoch_value) return;
+  epoch_value = 1;
+  if (pagesize > 0 && pagesize <= EPOCH_PAGE_MAX) {
+    page = (page + (uintptr_t) pagesize - 1) & ~((uintptr_t) pagesize - 1);
+    if (madvise((void *) page, (size_t) pagesize, MADV_WIPEONFORK) == 0) {
+      volatile unsigned int *words = (volatile unsigned int *) page;
+      /* Filled in before it is published: a thread that sees the page
+       * with a 0 epoch takes itself for a child's and adopts. */
+      __atomic_store_n(&words[1], 1, __ATOMIC_RELAXED);
+      __atomic_store_n(&words[0], epoch_value, __ATOMIC_RELAXED);
+      __atomic_store_n(&epoch_page, words, __ATOMIC_RELEASE);
+      __atomic_store_n(&cpucycles_perf_epoch, words, __ATOMIC_RELEASE);
+      return;
+    }
+  }
+  __atomic_store_n(&plain_epoch, epoch_value, __ATOMIC_RELEASE);
+}
+
+/* The next epoch, in a child whose page was wiped. */
+static void next_epoch(void)
+{
+  epoch_value += 1;
+  if (epoch_value == 0) epoch_value = 1;
+  __atomic_store_n(&epoch_page[1], 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&epoch_page[0], epoch_value, __ATOMIC_RELEASE);
+}
+
+/* In a child made without the fork handlers (the epoch page reads 0),
+ * the first caller adopts the process; the others wait for it. */
+static void adopt_if_child(void)
+{
+  volatile unsigned int *page = __atomic_load_n(&epoch_page, __ATOMIC_ACQUIRE);
+
+  if (!page || __atomic_load_n(&page[0], __ATOMIC_ACQUIRE) != 0) return;
+  if (__atomic_exchange_n(&page[1], 1, __ATOMIC_ACQ_REL) == 0) {
+    static const pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    memcpy(&registry, &fresh, sizeof registry);
+    drop_inherited_locked();
+    next_epoch();
+    return;
+  }
+  while (__atomic_load_n(&page[0], __ATOMIC_ACQUIRE) == 0) sched_yield();
+}
 
 /* fork's prepare handler holds registry (signals blocked) until the
  * parent or child handler; a handler of the program that runs in between
@@ -98,6 +233,7 @@ static void lock_registry(sigset_t *saved)
   if (cpucycles_fork_hold_mine(&registry_for_fork)) return;
   sigfillset(&all);
   if (pthread_sigmask(SIG_BLOCK, &all, saved) != 0) sigemptyset(saved);
+  adopt_if_child();
   pthread_mutex_lock(&registry);
 }
 
@@ -115,23 +251,38 @@ static void close_thread_events(void *unused)
   sigset_t saved;
   (void) unused;
   lock_registry(&saved);
-  while (thread_events) close_locked(thread_events);
+  /* (A list whose head is not linked was dropped by another thread that
+   * adopted a child process: nothing on it is open.) */
+  while (thread_events && thread_events->linked) close_locked(thread_events);
+  thread_events = 0;
   unlock_registry(&saved);
+}
+
+/* The key, at load: a constructor runs before main() in a program linked
+ * with the library, and at dlopen() in a plug-in host. */
+__attribute__((constructor)) static void create_thread_key(void)
+{
+  if (thread_key_state == 0)
+    thread_key_state = pthread_key_create(&thread_key, close_thread_events) == 0 ? 1 : -1;
 }
 
 /* Under registry. */
 static int link_event(struct cpucycles_perf_event *ev)
 {
-  if (thread_key_state == 0)
-    thread_key_state = pthread_key_create(&thread_key, close_thread_events) == 0 ? 1 : -1;
   if (thread_key_state != 1) return -1; /* an event nobody would close: refuse */
   if (pthread_setspecific(thread_key, ev) != 0) return -1;
+  set_up_epoch_locked();
+  ev->epoch = epoch_value;
+  /* A head that is not linked: this thread's list was dropped by another
+   * thread that adopted a child process (above); start it again. */
+  if (thread_events && !thread_events->linked) thread_events = 0;
   ev->next = thread_events;
   thread_events = ev;
   ev->all_next = all_events;
   all_events = ev;
   held_events += 1 + ev->more;
   ev->linked = 1;
+  __atomic_store_n(&events_ever_linked, 1, __ATOMIC_RELAXED);
   return 0;
 }
 
@@ -336,10 +487,12 @@ static int open_each_locked(struct cpucycles_perf_event *ev, int map_page,
   }
   ev->fd = fds[0];
   ev->page = pages[0];
+  ev->id = event_id(fds[0]);
   ev->more = n - 1;
   for (i = 1; i < n; i++) {
     ev->more_fd[i - 1] = fds[i];
     ev->more_page[i - 1] = pages[i];
+    ev->more_id[i - 1] = event_id(fds[i]);
   }
   if (link_event(ev) != 0) {
     ev->more = 0;
@@ -358,7 +511,7 @@ static int open_locked(struct cpucycles_perf_event *ev, int map_page,
   void *page = 0;
   int fd;
 
-  close_locked(ev);
+  if (events_ever_linked) close_locked(ev);
 
   if (core_pmus_found >= 2) return open_each_locked(ev, map_page, config1);
 
@@ -392,6 +545,7 @@ static int open_locked(struct cpucycles_perf_event *ev, int map_page,
 
   ev->fd = fd;
   ev->page = page;
+  ev->id = event_id(fd);
   if (link_event(ev) != 0) {
     if (page) munmap(page, page_size());
     close(fd);
@@ -426,9 +580,25 @@ int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page,
   return result;
 }
 
+static int is_open(const struct cpucycles_perf_event *ev);
+static void forget(struct cpucycles_perf_event *ev);
+
+/* ev open, but in another process (its epoch is not this process's): a
+ * child made without the fork handlers, above. */
+static int inherited(const struct cpucycles_perf_event *ev)
+{
+  return is_open(ev) && ev->epoch != cpucycles_perf_current_epoch();
+}
+
 int cpucycles_perf_open_once(struct cpucycles_perf_event *ev, int map_page,
                              unsigned long long config1)
 {
+  if (inherited(ev)) {
+    sigset_t saved;
+    lock_registry(&saved); /* adopts the process: ev is dropped with the rest */
+    if (inherited(ev)) forget(ev); /* (not on the list: nothing to close) */
+    unlock_registry(&saved);
+  }
   if (ev->state != CPUCYCLES_PERF_UNOPENED) return 0;
   if (cpucycles_perf_open(ev, map_page, config1) == 0) return 1;
   ev->state = CPUCYCLES_PERF_FALLBACK;
@@ -455,14 +625,29 @@ static volatile struct perf_event_mmap_page **page_of(
   return i == 0 ? &ev->page : &ev->more_page[i - 1];
 }
 
-/* Close every descriptor of an open ev (not its pages): fd -1. */
+static unsigned long long *id_of(struct cpucycles_perf_event *ev, int i)
+{
+  return i == 0 ? &ev->id : &ev->more_id[i - 1];
+}
+
+/* Whether event i's descriptor is still the event's (above, "which
+ * descriptors are still ours"); one ioctl, none without an id. */
+static int is_ours(struct cpucycles_perf_event *ev, int i)
+{
+  unsigned long long id = *id_of(ev, i);
+  if (*fd_of(ev, i) < 0) return 0;
+  return id == 0 || event_id(*fd_of(ev, i)) == id;
+}
+
+/* Close every descriptor of an open ev that is still its own (not its
+ * pages), and forget every number: fd -1. */
 static void close_fds(struct cpucycles_perf_event *ev)
 {
   int i;
   if (!is_open(ev)) return;
   for (i = 0; i <= ev->more; i++) {
     int *fd = fd_of(ev, i);
-    if (*fd >= 0) close(*fd);
+    if (is_ours(ev, i)) close(*fd);
     *fd = -1;
   }
 }
@@ -473,10 +658,15 @@ static void forget(struct cpucycles_perf_event *ev)
   ev->state = CPUCYCLES_PERF_UNOPENED;
   ev->fd = -1;
   ev->page = 0;
+  ev->id = 0;
+  ev->epoch = 0;
   ev->fast = 0;
+  ev->base = 0;
+  ev->last = 0;
   for (i = 0; i < ev->more; i++) {
     ev->more_fd[i] = -1;
     ev->more_page[i] = 0;
+    ev->more_id[i] = 0;
   }
   ev->more = 0;
 }
@@ -501,6 +691,9 @@ void cpucycles_perf_close(struct cpucycles_perf_event *ev)
 {
   sigset_t saved;
 
+  /* No event was ever opened in the process: nothing to close, and the
+   * thread-locals untouched (above, events_ever_linked). */
+  if (!__atomic_load_n(&events_ever_linked, __ATOMIC_RELAXED)) return;
   /* Nothing open, nothing listed (a failed setup, a FALLBACK thread): no
    * other thread ever changes this thread's event, so no lock is needed. */
   if (!ev->linked && !is_open(ev)) {
@@ -548,6 +741,7 @@ static void drop_inherited_locked(void)
   }
   all_events = 0;
   held_events = 0;
+  if (!events_ever_linked) return;
   thread_events = 0;
   if (thread_key_state == 1) pthread_setspecific(thread_key, 0);
 }
@@ -555,6 +749,8 @@ static void drop_inherited_locked(void)
 void cpucycles_perf_fork_child(void)
 {
   drop_inherited_locked();
+  if (epoch_page && __atomic_load_n(&epoch_page[0], __ATOMIC_RELAXED) == 0)
+    next_epoch(); /* wiped: a child */
   cpucycles_fork_hold_drop(&registry_for_fork);
   unlock_registry(&fork_saved_mask);
 }
@@ -566,7 +762,7 @@ void cpucycles_perf_atfork_child(struct cpucycles_perf_event *ev)
   lock_registry(&saved);
   drop_inherited_locked();
   /* not on the list: a FALLBACK event, or one of a thread's own making */
-  forget(ev);
+  if (events_ever_linked) forget(ev);
   unlock_registry(&saved);
 }
 
@@ -580,16 +776,18 @@ void cpucycles_perf_atfork_child(struct cpucycles_perf_event *ev)
  * completely.  Another thread may still run (at exit(), destructors run
  * while the other threads do): its page stays mapped, which keeps its
  * event counting and its fast path reading it, and its descriptor is
- * closed and forgotten (fd -1), so that a slow-path read falls back to the
- * clock instead of reading a reused descriptor.  Events opened afterwards
- * are refused: the thread reads the fallback clock. */
+ * closed and forgotten (fd -1), so that a slow-path read never reads a
+ * reused descriptor: it takes the page's offset (lost_event()), or, with
+ * no page, the fallback clock, since events opened afterwards are
+ * refused. */
 __attribute__((destructor)) static void unload(void)
 {
   struct cpucycles_perf_event *ev, *next;
   sigset_t saved;
 
   lock_registry(&saved);
-  while (thread_events) close_locked(thread_events);
+  if (events_ever_linked)
+    while (thread_events) close_locked(thread_events);
   for (ev = all_events; ev; ev = next) {
     next = ev->all_next;
     close_fds(ev);
@@ -606,12 +804,19 @@ __attribute__((destructor)) static void unload(void)
 
 /* ---- reading ---- */
 
-int cpucycles_perf_read_fd(int fd, long long *out)
+/* read(2) of event i's 64-bit count, once its descriptor has answered
+ * that it is still the event's.  Returns 0 with the count in *out; -1 when
+ * read(2) fails (errno set); 1, with errno EBADF and the descriptor left
+ * alone, when it is no longer the event's (or was forgotten). */
+static int read_event(struct cpucycles_perf_event *ev, int i, long long *out)
 {
   long long count;
 
-  if (fd < 0) return -1;
-  if (read(fd, &count, sizeof count) != (ssize_t) sizeof count) return -1;
+  if (!is_ours(ev, i)) {
+    errno = EBADF;
+    return 1;
+  }
+  if (read(*fd_of(ev, i), &count, sizeof count) != (ssize_t) sizeof count) return -1;
   *out = count;
   return 0;
 }
@@ -656,64 +861,29 @@ long long cpucycles_perf_fallback(void)
 }
 
 /* The sum of ev's events, one per core PMU (one event: its count).
- * Returns 0 and the sum in *out, or -1 when a descriptor does not
- * answer. */
+ * Returns 0 and the sum in *out, else what read_event() said of the
+ * descriptor that did not answer (-1, or 1: no longer the event's). */
 static int read_each(struct cpucycles_perf_event *ev,
                      cpucycles_perf_rdpmc_fn rdpmc, long long *out)
 {
   unsigned long long sum = 0;
   long long count;
-  int i;
+  int i, r;
 
   for (i = 0; i <= ev->more; i++) {
     const volatile struct perf_event_mmap_page *page = *page_of(ev, i);
     /* Off the hardware (index 0: on a hybrid CPU, the events of the
      * other core types), an event's count is its page's offset. */
     if (!(rdpmc && page && cpucycles_perf_page_count(page, rdpmc, &count, 1) == 0) &&
-        cpucycles_perf_read_fd(*fd_of(ev, i), &count) != 0)
-      return -1;
+        (r = read_event(ev, i, &count)) != 0)
+      return r;
     sum += (unsigned long long) count;
   }
   *out = (long long) sum;
   return 0;
 }
 
-long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
-                              cpucycles_perf_rdpmc_fn rdpmc,
-                              unsigned long long config1)
-{
-  long long count;
-
-  cpucycles_perf_open_once(ev, rdpmc != 0, config1);
-  if (ev->state == CPUCYCLES_PERF_OPEN) {
-    if (rdpmc && cpucycles_perf_page_read(ev->page, rdpmc, &count) == 0)
-      return count;
-    if (cpucycles_perf_read_fd(ev->fd, &count) == 0) return count;
-  } else if (ev->state == CPUCYCLES_PERF_OPEN_EACH_PMU) {
-    if (read_each(ev, rdpmc, &count) == 0) return count;
-  } else {
-    return cpucycles_perf_fallback();
-  }
-  /* A descriptor stopped answering: from now on this thread reads the
-   * clock, so that its values stay in one unit. */
-  cpucycles_perf_close(ev);
-  ev->state = CPUCYCLES_PERF_FALLBACK;
-  return cpucycles_perf_fallback();
-}
-
-/* ---- setup ---- */
-
-static int ioctl_syscall(int fd, unsigned long request)
-{
-  return ioctl(fd, request, 0);
-}
-
-static cpucycles_perf_ioctl_fn perf_ioctl = ioctl_syscall;
-
-void cpucycles_perf_set_ioctl(cpucycles_perf_ioctl_fn ioctl_fn)
-{
-  perf_ioctl = ioctl_fn ? ioctl_fn : ioctl_syscall;
-}
+/* ---- a new event must count ---- */
 
 /* Some user-mode work between two reads, which a working cycles event
  * counts: the compiler may not drop it. */
@@ -723,33 +893,137 @@ static void spin(void)
   for (i = 0; i < 1000; i++) { }
 }
 
-/* Each of ev's descriptors through the ioctl. */
-static void ioctl_each(struct cpucycles_perf_event *ev, unsigned long request)
+/* The read(2) of ev's newly opened events, which must count.  Some
+ * kernels (seen on AWS Graviton 3) hand out a cycles event whose read(2)
+ * stays at 0 until the event has been disabled and enabled again, and
+ * this holds for every event opened, not only the first: the probe's,
+ * each thread's own, each core PMU's on a hybrid CPU.  So each event whose
+ * count is 0 is read again after some work; each still at 0 is disabled,
+ * reset and enabled, and read once more.  An event that counts from the
+ * start gets no ioctl and no second read.  The cost is capped: at most
+ * three read(2) and three ioctl(2) per event and two spins of 1000 loop
+ * iterations in all.  (On a hybrid CPU the events of the core types the
+ * thread is not running on stay at 0 whatever is done: they get the
+ * remedy too, which changes nothing for them.)  Returns 0 with the sum of
+ * the counts in *out, -1 when a read fails (errno set), 1 when the sum is
+ * still 0. */
+static int read_counting(struct cpucycles_perf_event *ev, long long *out)
 {
-  int i;
-  for (i = 0; i <= ev->more; i++) perf_ioctl(*fd_of(ev, i), request);
+  static const unsigned long remedy[3] = {
+    PERF_EVENT_IOC_DISABLE, PERF_EVENT_IOC_RESET, PERF_EVENT_IOC_ENABLE
+  };
+  long long count[CPUCYCLES_PMU_MAX];
+  unsigned long long sum = 0;
+  int i, r, round, zeros = 0;
+
+  for (i = 0; i <= ev->more; i++) {
+    if (read_event(ev, i, &count[i]) != 0) return -1;
+    if (count[i] == 0) zeros++;
+  }
+  for (round = 0; round < 2 && zeros > 0; round++) {
+    if (round == 1) {
+      for (i = 0; i <= ev->more; i++)
+        if (count[i] == 0 && !is_ours(ev, i)) return -1;
+      for (r = 0; r < 3; r++)
+        for (i = 0; i <= ev->more; i++)
+          if (count[i] == 0) perf_ioctl(*fd_of(ev, i), remedy[r], 0);
+    }
+    spin();
+    zeros = 0;
+    for (i = 0; i <= ev->more; i++)
+      if (count[i] == 0) {
+        if (read_event(ev, i, &count[i]) != 0) return -1;
+        if (count[i] == 0) zeros++;
+      }
+  }
+  for (i = 0; i <= ev->more; i++) sum += (unsigned long long) count[i];
+  *out = (long long) sum;
+  return sum != 0 ? 0 : 1;
 }
 
-/* The probe's read(2) of a fresh event, which must count.  Some kernels
- * (seen on AWS Graviton 3) hand out an event whose read(2) stays at 0:
- * read again after some work, then disable, reset and re-enable the event
- * and read once more.  (On a hybrid CPU: the sum of the thread's events,
- * and each of them disabled, reset and enabled.)  Returns 0 with a count
- * in *out, -1 when a read fails (errno set), 1 when the count is still 0. */
-static int read_moving(struct cpucycles_perf_event *ev, long long *out)
+/* The last value a thread's read(2) of its event gave, with the base that
+ * keeps it going after the event was replaced (lost_event()). */
+static long long read_value(struct cpucycles_perf_event *ev, long long count)
 {
-  if (read_each(ev, 0, out) != 0) return -1;
-  if (*out != 0) return 0;
-  spin();
-  if (read_each(ev, 0, out) != 0) return -1;
-  if (*out != 0) return 0;
-  ioctl_each(ev, PERF_EVENT_IOC_DISABLE);
-  ioctl_each(ev, PERF_EVENT_IOC_RESET);
-  ioctl_each(ev, PERF_EVENT_IOC_ENABLE);
-  spin();
-  if (read_each(ev, 0, out) != 0) return -1;
-  return *out != 0 ? 0 : 1;
+  ev->last = (long long) ((unsigned long long) count + (unsigned long long) ev->base);
+  return ev->last;
 }
+
+/* A thread's read from now on: the clock, so that its values stay in one
+ * unit. */
+static long long give_up(struct cpucycles_perf_event *ev)
+{
+  cpucycles_perf_close(ev);
+  ev->state = CPUCYCLES_PERF_FALLBACK;
+  return cpucycles_perf_fallback();
+}
+
+/* One of ev's descriptors is no longer the event's: the program closed it
+ * (close_range, closefrom, a loop of close) and may have opened a file of
+ * its own at that number.  The numbers that are no longer ours are
+ * forgotten, never read, written or closed again.  Then the thread gets a
+ * working counter back without them:
+ * - with a page (rdpmc): the mapping holds the event, which goes on
+ *   counting and is read through the page as before; off the hardware
+ *   (index 0), where read(2) was used, its count is the page's offset, as
+ *   <linux/perf_event.h> prescribes;
+ * - default-perfevent (read(2) only): a new event, whose counts continue
+ *   from the last value read (ev->base), so that they never go back; the
+ *   cycles between that read and the new event's first are not counted.
+ * Where neither works, the fallback clock. */
+static long long lost_event(struct cpucycles_perf_event *ev,
+                            cpucycles_perf_rdpmc_fn rdpmc,
+                            unsigned long long config1)
+{
+  long long count, last;
+  int i;
+
+  for (i = 0; i <= ev->more; i++)
+    if (!is_ours(ev, i)) *fd_of(ev, i) = -1;
+  if (rdpmc) {
+    if (ev->state == CPUCYCLES_PERF_OPEN
+          ? cpucycles_perf_page_count(ev->page, rdpmc, &count, 1) == 0
+          : read_each(ev, rdpmc, &count) == 0)
+      return count;
+    return give_up(ev);
+  }
+  last = ev->last;
+  if (cpucycles_perf_open(ev, 0, config1) != 0 || read_counting(ev, &count) != 0)
+    return give_up(ev);
+  ev->base = (long long) ((unsigned long long) last - (unsigned long long) count);
+  return read_value(ev, count);
+}
+
+long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
+                              cpucycles_perf_rdpmc_fn rdpmc,
+                              unsigned long long config1)
+{
+  long long count;
+  int r;
+
+  if (cpucycles_perf_open_once(ev, rdpmc != 0, config1) && !rdpmc) {
+    /* A thread's own event, just opened: its first read(2) must count,
+     * with the remedy for a count stuck at 0 where needed; one still at 0
+     * leaves the thread on the clock. */
+    if (read_counting(ev, &count) == 0) return read_value(ev, count);
+    return give_up(ev);
+  }
+  if (ev->state == CPUCYCLES_PERF_OPEN) {
+    if (rdpmc && cpucycles_perf_page_read(ev->page, rdpmc, &count) == 0)
+      return count;
+    r = read_event(ev, 0, &count);
+  } else if (ev->state == CPUCYCLES_PERF_OPEN_EACH_PMU) {
+    r = read_each(ev, rdpmc, &count);
+  } else {
+    return cpucycles_perf_fallback();
+  }
+  if (r == 0) return rdpmc ? count : read_value(ev, count);
+  if (r > 0) return lost_event(ev, rdpmc, config1);
+  /* A descriptor of ours stopped answering. */
+  return give_up(ev);
+}
+
+/* ---- setup ---- */
 
 int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
                          cpucycles_perf_rdpmc_fn rdpmc,
@@ -779,13 +1053,13 @@ int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
     if (ev->state == CPUCYCLES_PERF_OPEN_EACH_PMU
           ? read_each(ev, rdpmc, &count) != 0
           : cpucycles_perf_page_read(ev->page, rdpmc, &count) != 0 &&
-              cpucycles_perf_read_fd(ev->fd, &count) != 0) {
+              read_event(ev, 0, &count) != 0) {
       int err = errno;
       cpucycles_perf_close(ev);
       return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_READ, err);
     }
   } else {
-    int r = read_moving(ev, &count);
+    int r = read_counting(ev, &count);
     if (r != 0) {
       int err = errno;
       cpucycles_perf_close(ev);

@@ -6,7 +6,9 @@
  * calling thread only, and its self-monitoring page describes the hardware
  * counter of that thread only.  So an event belongs to one thread: each
  * counter keeps one struct cpucycles_perf_event per thread (static __thread,
- * initial-exec, so that the first access allocates nothing), opens it lazily
+ * in the model configure chose: TLS descriptors where the compiler has
+ * them, which take nothing of glibc's static TLS reserve; see
+ * doc/security.md, "Static TLS"), opens it lazily
  * on the thread's first read, and the helpers here close it when the thread
  * exits (a pthread key destructor), close every thread's in a child after
  * fork() (a process-wide list of open events) and close them all when the
@@ -39,6 +41,22 @@
 
 #include "pmu.h"
 
+/* The epoch of this process (lib/perf.c, "which process the events
+ * belong to"): in a page that a child made without the fork handlers
+ * (_Fork()) sees zero-filled, so that an event it inherited, whose epoch
+ * is its parent's, never takes a hot path there.  0 before the process's
+ * first event. */
+extern const volatile unsigned int *cpucycles_perf_epoch
+  __attribute__((visibility("hidden")));
+
+/* The current epoch, for the hot paths: two relaxed loads (plain loads
+ * on every ISA; atomic, because another thread may set the epoch). */
+static inline unsigned int cpucycles_perf_current_epoch(void)
+{
+  return __atomic_load_n(__atomic_load_n(&cpucycles_perf_epoch, __ATOMIC_RELAXED),
+                         __ATOMIC_RELAXED);
+}
+
 /* Where a thread's event stands. */
 enum {
   CPUCYCLES_PERF_UNOPENED = 0, /* not tried yet in this thread (or dropped) */
@@ -62,11 +80,23 @@ struct cpucycles_perf_event {
   int linked;                                 /* on those lists */
   int fast;   /* the counter's own note that its hot path may be taken;
                  cleared whenever the event is closed or dropped */
+  unsigned int epoch; /* the process's that opened it: the hot paths run
+                         only while it is *cpucycles_perf_epoch */
   /* OPEN_EACH_PMU: the events on the second and further core PMUs (the
    * first is fd and page); more is their number, 0 otherwise. */
   int more;
   int more_fd[CPUCYCLES_PMU_MAX - 1];
   volatile struct perf_event_mmap_page *more_page[CPUCYCLES_PMU_MAX - 1];
+  /* Each event's kernel id (PERF_EVENT_IOC_ID; 0: none given), asked of
+   * its descriptor before each use: a descriptor the program closed, or
+   * whose number now holds a file of the program's, is left alone. */
+  unsigned long long id;
+  unsigned long long more_id[CPUCYCLES_PMU_MAX - 1];
+  /* read(2) only (default-perfevent): the last value read, and what is
+   * added to the count of an event that replaced one whose descriptor the
+   * program closed, so that the thread's values go on growing. */
+  long long last;
+  long long base;
 };
 
 /* How a counter reads hardware counter number `counter` (the page's
@@ -131,10 +161,6 @@ void cpucycles_perf_fork_child(void);
  * becomes UNOPENED, so that the next read opens the child's own event. */
 void cpucycles_perf_atfork_child(struct cpucycles_perf_event *ev);
 
-/* read(2) of the event's 64-bit count.  Returns 0 and the count in *out,
- * or -1. */
-int cpucycles_perf_read_fd(int fd, long long *out);
-
 /* What a thread without an event reads: CLOCK_MONOTONIC since the second
  * it stood at when cpucycles_perf_set_persecond() was called, scaled to
  * cycles by the CPU frequency estimate given there (nanoseconds until
@@ -152,10 +178,11 @@ void cpucycles_perf_set_persecond(long long persecond);
 typedef int (*cpucycles_perf_clock_fn)(clockid_t clock, struct timespec *t);
 void cpucycles_perf_set_clock(cpucycles_perf_clock_fn clock_fn);
 
-/* The shape of ioctl(2) on an event, with no argument.  Tests inject
- * their own (0: the real one again); the library never calls it.  Not
- * thread-safe. */
-typedef int (*cpucycles_perf_ioctl_fn)(int fd, unsigned long request);
+/* The shape of ioctl(2) on an event: PERF_EVENT_IOC_DISABLE, _RESET and
+ * _ENABLE with arg 0, PERF_EVENT_IOC_ID with an unsigned long long * for
+ * the event's id.  Tests inject their own (0: the real one again); the
+ * library never calls it.  Not thread-safe. */
+typedef int (*cpucycles_perf_ioctl_fn)(int fd, unsigned long request, void *arg);
 void cpucycles_perf_set_ioctl(cpucycles_perf_ioctl_fn ioctl_fn);
 
 /* setup's refusal of an event whose read(2) stays at 0. */
@@ -190,7 +217,15 @@ struct counter_info;
  * else with read(2); a descriptor that stops answering is closed and the
  * thread reads cpucycles_perf_fallback() from then on, so that its values
  * stay in one unit.  With rdpmc 0 (default-perfevent) there is no page:
- * read(2) only.  The slow path of cpucycles_perf_read_fast().
+ * read(2) only, and an event just opened must count, as in setup: each
+ * of its events whose count stays at 0 is disabled, reset and enabled
+ * once; a sum still 0 leaves the thread on the fallback.  Every
+ * descriptor is asked for its event's id before it is used; one that is
+ * no longer the event's (the program closed it, and perhaps opened a file
+ * at its number) is never touched again, and the thread reads on through
+ * its page (index 0: the page's offset), or, without a page, through a new
+ * event whose counts continue from the last value read.  The slow path of
+ * cpucycles_perf_read_fast().
  *
  * OPEN_EACH_PMU (a hybrid CPU) reads the sum of the thread's events:
  * the one active on this CPU's core type through its page and rdpmc, the
@@ -210,10 +245,11 @@ long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
  * default-perfevent, not an on-core counter), and the counter is on-core;
  * the one read uses rdpmc, so that the probe catches the fault if the CPU
  * refuses the instruction after all.  Without rdpmc the counter is of kind
- * perf event, and its read(2) must count: a count still 0 after a second
- * read, and after PERF_EVENT_IOC_DISABLE, _RESET and _ENABLE and a third,
- * refuses it (CPUCYCLES_PERF_REFUSAL_STUCK).  Neither is scaled nor 32-bit.
- * On a hybrid CPU each of the thread's events must pass these checks (the
+ * perf event, and its read(2) must count: each event whose count is
+ * still 0 after a second read gets PERF_EVENT_IOC_DISABLE, _RESET and
+ * _ENABLE and a third read, and a sum still 0 refuses the counter
+ * (CPUCYCLES_PERF_REFUSAL_STUCK).  Neither is scaled nor 32-bit.  On a
+ * hybrid CPU each of the thread's events must pass the page checks (the
  * count is their sum); more core PMUs than CPUCYCLES_PMU_MAX refuse it
  * (CPUCYCLES_PERF_REFUSAL_PMUS). */
 int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
@@ -302,7 +338,8 @@ static inline long long cpucycles_perf_read_fast(
 {
   long long count;
 
-  if (__builtin_expect(ev->state == CPUCYCLES_PERF_OPEN, 1) &&
+  if (__builtin_expect(ev->state == CPUCYCLES_PERF_OPEN &&
+                       ev->epoch == cpucycles_perf_current_epoch(), 1) &&
       cpucycles_perf_page_read(ev->page, rdpmc, &count) == 0)
     return count;
   return cpucycles_perf_read(ev, rdpmc, config1);

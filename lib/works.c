@@ -49,8 +49,7 @@ static int previous_ready[CRASH_SIGNALS];
 static int reset_by_delivery[CRASH_SIGNALS];
 /* Armed in the probing thread only: thread-local, so no other thread's
  * signal can take the escape. */
-static __thread volatile sig_atomic_t armed
-  __attribute__((tls_model("initial-exec")));
+static __thread volatile sig_atomic_t armed;
 /* The probing thread's mask as the application set it, and the crash
  * signals sent to the process (kill, sigqueue) that reached the probing
  * thread only because the probe unblocked them: they are sent again once

@@ -26,8 +26,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -36,6 +38,7 @@
 #include "perf.h"
 #include "pmu.h"
 #include "fixture-tree.h"
+#include "checked-by.h"
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 
@@ -643,9 +646,14 @@ static unsigned long ioctl_requests[8];
 static int ioctl_calls;
 static int enable_revives;
 
-static int fake_ioctl(int fd, unsigned long request)
+static int fake_ioctl(int fd, unsigned long request, void *arg)
 {
   (void) fd;
+  (void) arg;
+  if (request == PERF_EVENT_IOC_ID) { /* as a pipe answers: no id */
+    errno = ENOTTY;
+    return -1;
+  }
   if (ioctl_calls < 8) ioctl_requests[ioctl_calls] = request;
   ioctl_calls++;
   if (request == PERF_EVENT_IOC_ENABLE) put_value(enable_revives ? 123 : 0);
@@ -953,6 +961,233 @@ START_TEST(pmcff_refuses_unless_on_fixed_counter_1)
 }
 END_TEST
 
+/* ---- descriptors the program closed, and numbers it reused ---- */
+
+/* The identity seam: PERF_EVENT_IOC_ID answers a stand-in event's inode
+ * (a pipe's or a memfd's, one per event) as the kernel answers an event's
+ * id, and fails on a closed number (EBADF) as the kernel does; a file of
+ * the program's gives another inode.  Counts the other requests. */
+static int id_queries, other_ioctls;
+
+static int id_ioctl(int fd, unsigned long request, void *arg)
+{
+  struct stat st;
+  if (request != PERF_EVENT_IOC_ID) {
+    other_ioctls++;
+    return 0;
+  }
+  id_queries++;
+  if (fstat(fd, &st) != 0) return -1;
+  *(unsigned long long *) arg = (unsigned long long) st.st_ino + 1;
+  return 0;
+}
+
+#define PROGRAM_DATA "the program's own data, which the library must not read"
+
+/* What a daemon does after close_range(3, ~0U): its next file gets the
+ * event's old number.  A regular file (read(2) of it would succeed), at
+ * offset 0. */
+static int program_file_at(int fd)
+{
+  char path[512];
+  int tmp;
+  snprintf(path, sizeof path, "%s/program-file-XXXXXX",
+           getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  tmp = mkstemp(path);
+  ck_assert_int_ge(tmp, 0);
+  unlink(path);
+  ck_assert_int_eq(write(tmp, PROGRAM_DATA, sizeof PROGRAM_DATA),
+                   (ssize_t) sizeof PROGRAM_DATA);
+  ck_assert_int_eq(lseek(tmp, 0, SEEK_SET), 0);
+  ck_assert_int_eq(dup2(tmp, fd), fd);
+  close(tmp);
+  return fd;
+}
+
+/* The program's file is open, at offset 0, with its data. */
+static void program_file_untouched(int fd)
+{
+  char buf[sizeof PROGRAM_DATA];
+  ck_assert_msg(!fd_is_closed(fd), "the program's file was closed");
+  ck_assert_msg(lseek(fd, 0, SEEK_CUR) == 0, "the program's file was read: offset %ld",
+                (long) lseek(fd, 0, SEEK_CUR));
+  ck_assert_int_eq(pread(fd, buf, sizeof buf, 0), (ssize_t) sizeof buf);
+  ck_assert(memcmp(buf, PROGRAM_DATA, sizeof buf) == 0);
+}
+
+/* default-perfevent reads with read(2): after the program closed the
+ * event's descriptor and opened a file at its number, no read touches the
+ * file, and the thread counts on with a new event, from where it was. */
+START_TEST(perfevent_never_reads_a_reused_descriptor)
+{
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  long long v, prev;
+  int fd, i;
+  if (!c) return;
+  cpucycles_perf_set_opener(pipe_open);
+  cpucycles_perf_set_ioctl(id_ioctl);
+  pipe_first_value = 11;
+  ck_assert_int_eq(c->setup(&info), 0);
+  put_value(100);
+  put_value(200);
+  ck_assert_int_eq(c->read(), 100);
+  ck_assert_int_eq(c->read(), 200);
+  fd = program_file_at(opened[0]);
+  /* the new event's first reads */
+  pipe_values[0] = 5;
+  pipe_values[1] = 6;
+  pipe_values[2] = 9;
+  pipe_nvalues = 3;
+  prev = 200;
+  for (i = 0; i < 3; i++) {
+    v = c->read();
+    ck_assert_int_ge(v, prev);
+    prev = v;
+  }
+  ck_assert_int_eq(prev, 200 + 9 - 5); /* from where it was, then its own steps */
+  ck_assert_int_eq(open_calls, 2);
+  program_file_untouched(fd);
+  c->release();
+  program_file_untouched(fd); /* not closed as if it were the event */
+  ck_assert(fd_is_closed(opened[1]));
+  close(fd);
+}
+END_TEST
+
+/* Closed and not reused (EBADF): a new event, counting on. */
+START_TEST(perfevent_counts_on_after_its_descriptor_is_closed)
+{
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  if (!c) return;
+  cpucycles_perf_set_opener(pipe_open);
+  cpucycles_perf_set_ioctl(id_ioctl);
+  pipe_first_value = 11;
+  ck_assert_int_eq(c->setup(&info), 0);
+  put_value(300);
+  ck_assert_int_eq(c->read(), 300);
+  close(opened[0]);
+  pipe_values[0] = 40;
+  pipe_values[1] = 50;
+  pipe_nvalues = 2;
+  ck_assert_int_eq(c->read(), 300);
+  ck_assert_int_eq(c->read(), 310);
+  ck_assert_int_eq(open_calls, 2);
+  c->release();
+}
+END_TEST
+
+/* A page-reading counter: its mapping keeps the event, so the thread reads
+ * on through the page; off the hardware (index 0), where it used read(2),
+ * the page's offset, without a look at the program's file. */
+START_TEST(page_counter_never_reads_a_reused_descriptor)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  struct counter_info info;
+  struct perf_event_mmap_page pg;
+  int kernel, fd;
+  fake_page_template(3, -1000000, 1);
+  cpucycles_perf_set_opener(memfd_open);
+  cpucycles_perf_set_ioctl(id_ioctl);
+  rdpmc_result = 1000000 + 77;
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, fake_rdpmc, 0, &info), 0);
+  kernel = dup(ev.fd); /* the kernel's side of the page, for the test */
+  ck_assert_int_ge(kernel, 0);
+  fd = program_file_at(ev.fd);
+  rdpmc_result = 1000000 + 500;
+  ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 0), 500);
+  /* multiplexed out: index 0, the whole count in the offset */
+  ck_assert_int_eq(pread(kernel, &pg, sizeof pg, 0), (ssize_t) sizeof pg);
+  pg.lock += 2;
+  pg.index = 0;
+  pg.offset = 777;
+  ck_assert_int_eq(pwrite(kernel, &pg, sizeof pg, 0), (ssize_t) sizeof pg);
+  ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 0), 777);
+  ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 0), 777);
+  program_file_untouched(fd);
+  /* back on a counter: the same event, through the page */
+  pg.lock += 2;
+  pg.index = 3;
+  pg.offset = -1000000;
+  ck_assert_int_eq(pwrite(kernel, &pg, sizeof pg, 0), (ssize_t) sizeof pg);
+  rdpmc_result = 1000000 + 900;
+  ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 0), 900);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN);
+  ck_assert_int_eq(open_calls, 1);
+  cpucycles_perf_close(&ev);
+  program_file_untouched(fd);
+  close(fd);
+  close(kernel);
+}
+END_TEST
+
+/* fork's child handler closes every inherited event descriptor, but not a
+ * number the program reused before it forked. */
+START_TEST(fork_child_leaves_a_reused_descriptor_open)
+{
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  int fd, status;
+  pid_t pid;
+  if (!c) return;
+  cpucycles_perf_set_opener(pipe_open);
+  cpucycles_perf_set_ioctl(id_ioctl);
+  pipe_first_value = 11;
+  ck_assert_int_eq(c->setup(&info), 0);
+  fd = program_file_at(opened[0]);
+  pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    c->atfork_child();
+    _exit(fd_is_closed(fd) ? 1 : lseek(fd, 0, SEEK_CUR) != 0 ? 2 : 0);
+  }
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status));
+  ck_assert_msg(WEXITSTATUS(status) == 0, "the child's copy of the program's file: %s",
+                WEXITSTATUS(status) == 1 ? "closed" : "read");
+  c->release();
+  program_file_untouched(fd);
+  close(fd);
+}
+END_TEST
+
+/* A thread's exit closes its events, not a file the program put at one's
+ * number meanwhile. */
+static volatile int reused_thread_read, reused_thread_may_exit;
+
+static void *read_then_wait(void *arg)
+{
+  const struct counter *c = arg;
+  (void) c->read();
+  __atomic_store_n(&reused_thread_read, 1, __ATOMIC_RELEASE);
+  while (!__atomic_load_n(&reused_thread_may_exit, __ATOMIC_ACQUIRE)) sched_yield();
+  return 0;
+}
+
+START_TEST(thread_exit_leaves_a_reused_descriptor_open)
+{
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  pthread_t th;
+  int fd;
+  if (!c) return;
+  cpucycles_perf_set_opener(pipe_open);
+  cpucycles_perf_set_ioctl(id_ioctl);
+  pipe_first_value = 11;
+  ck_assert_int_eq(c->setup(&info), 0);
+  ck_assert_int_eq(pthread_create(&th, 0, read_then_wait, (void *) c), 0);
+  while (!__atomic_load_n(&reused_thread_read, __ATOMIC_ACQUIRE)) sched_yield();
+  ck_assert_int_eq(open_calls, 2);
+  fd = program_file_at(opened[1]);
+  __atomic_store_n(&reused_thread_may_exit, 1, __ATOMIC_RELEASE);
+  ck_assert_int_eq(pthread_join(th, 0), 0);
+  program_file_untouched(fd);
+  c->release();
+  close(fd);
+}
+END_TEST
+
 /* ---- threads ---- */
 
 struct thread_reads {
@@ -1008,6 +1243,101 @@ START_TEST(thread_opens_its_own_event_closed_at_exit)
 }
 END_TEST
 
+/* A count stuck at 0 (Graviton 3) is not the probe's alone: a second
+ * thread's own event, opened on its first read, gets the remedy too
+ * (disable, reset, enable), and then counts. */
+START_TEST(thread_event_stuck_at_zero_counts_after_the_remedy)
+{
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  struct thread_reads t;
+  pthread_t th;
+  if (!c) return;
+  cpucycles_perf_set_opener(pipe_open);
+  pipe_first_value = 11; /* the probe's event counts */
+  ck_assert_int_eq(c->setup(&info), 0);
+  cpucycles_perf_set_ioctl(fake_ioctl);
+  enable_revives = 1;
+  pipe_values[0] = 0; /* the thread's: 0, 0, then 123 once enabled again */
+  pipe_values[1] = 0;
+  pipe_nvalues = 2;
+  t.counter = c;
+  ck_assert_int_eq(pthread_create(&th, 0, read_once_in_thread, &t), 0);
+  ck_assert_int_eq(pthread_join(th, 0), 0);
+  ck_assert_int_eq(open_calls, 2);
+  ck_assert_int_eq(t.first, 123); /* its own event, counting */
+  ck_assert_int_eq(ioctl_calls, 3);
+  ck_assert_uint_eq(ioctl_requests[0], PERF_EVENT_IOC_DISABLE);
+  ck_assert_uint_eq(ioctl_requests[1], PERF_EVENT_IOC_RESET);
+  ck_assert_uint_eq(ioctl_requests[2], PERF_EVENT_IOC_ENABLE);
+  c->release();
+}
+END_TEST
+
+/* Two reads in a thread: the first opens. */
+static void *read_twice_in_thread(void *arg)
+{
+  struct thread_reads *t = arg;
+  t->first = t->counter->read();
+  t->monotone = t->counter->read() == 5000; /* the pipe's second value */
+  return 0;
+}
+
+/* An event that counts from the start costs its thread nothing more: one
+ * read(2) (the first read's value), no ioctl. */
+START_TEST(thread_event_counting_from_the_start_gets_no_ioctl)
+{
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  struct thread_reads t;
+  pthread_t th;
+  if (!c) return;
+  cpucycles_perf_set_opener(pipe_open);
+  pipe_first_value = 11;
+  ck_assert_int_eq(c->setup(&info), 0);
+  cpucycles_perf_set_ioctl(fake_ioctl);
+  pipe_values[0] = 4242;
+  pipe_values[1] = 5000;
+  pipe_nvalues = 2;
+  t.counter = c;
+  ck_assert_int_eq(pthread_create(&th, 0, read_twice_in_thread, &t), 0);
+  ck_assert_int_eq(pthread_join(th, 0), 0);
+  ck_assert_int_eq(t.first, 4242);
+  ck_assert_msg(t.monotone, "a second read(2) at the first read took 5000");
+  ck_assert_int_eq(ioctl_calls, 0);
+  c->release();
+}
+END_TEST
+
+/* A thread whose event stays at 0 even after the remedy reads the clock,
+ * not 0. */
+START_TEST(thread_event_stuck_for_good_reads_the_clock)
+{
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  struct thread_reads t;
+  pthread_t th;
+  if (!c) return;
+  cpucycles_perf_set_opener(pipe_open);
+  pipe_first_value = 11;
+  ck_assert_int_eq(c->setup(&info), 0);
+  cpucycles_perf_set_ioctl(fake_ioctl);
+  enable_revives = 0; /* ENABLE puts another 0 */
+  pipe_values[0] = 0;
+  pipe_values[1] = 0;
+  pipe_nvalues = 2;
+  t.counter = c;
+  ck_assert_int_eq(pthread_create(&th, 0, read_in_thread, &t), 0);
+  ck_assert_int_eq(pthread_join(th, 0), 0);
+  ck_assert_int_eq(ioctl_calls, 3);
+  ck_assert_int_gt(t.first, 0); /* the clock */
+  ck_assert(t.monotone);
+  ck_assert_int_eq(open_calls, 2); /* not tried again on each read */
+  ck_assert(fd_is_closed(opened[1]));
+  c->release();
+}
+END_TEST
+
 START_TEST(thread_without_event_reads_monotone_fallback)
 {
   struct thread_reads t;
@@ -1024,6 +1354,81 @@ START_TEST(thread_without_event_reads_monotone_fallback)
     ck_assert_int_gt(t.first, 0);
     ck_assert_int_eq(open_calls, 1); /* tried once, not on every read */
   }
+}
+END_TEST
+
+/* ---- no heap in a thread's first read, whatever keys the program made ----
+ *
+ * glibc's own count of the bytes in use (mallinfo2, every arena), before
+ * and after: not an interposed allocator, which a static link (the cross
+ * builds) refuses.  Without a sanitizer, which owns malloc. */
+#if defined(__GLIBC__) && !defined(UNDER_SANITIZER) && \
+    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#include <malloc.h>
+#define WATCHING_HEAP 1
+
+static size_t heap_in_use(void)
+{
+  struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
+#define PROGRAM_KEYS 40
+static pthread_key_t program_keys[PROGRAM_KEYS];
+static size_t heap_grew;
+
+/* glibc's own allocation for a key past its 32 inline ones: proof that
+ * the watch sees what glibc allocates inside pthread_setspecific(). */
+static void *set_last_program_key(void *arg)
+{
+  size_t before = heap_in_use();
+  pthread_setspecific(program_keys[PROGRAM_KEYS - 1], arg);
+  heap_grew = heap_in_use() - before;
+  return 0;
+}
+
+static void *watched_first_read(void *arg)
+{
+  const struct counter *c = arg;
+  size_t before = heap_in_use();
+  (void) c->read();
+  heap_grew = heap_in_use() - before;
+  return 0;
+}
+#endif
+
+/* A program that made 40 pthread keys before the library's first use:
+ * a thread's first read (its event opened and registered for closing at
+ * thread exit) allocates nothing. */
+START_TEST(no_heap_in_a_first_read_after_40_program_keys)
+{
+#ifdef WATCHING_HEAP
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  pthread_t th;
+  int i;
+  if (!c) return;
+  if (RUNNING_ON_VALGRIND) {
+    fprintf(stderr, "under valgrind: heap counted by valgrind, not here\n");
+    return;
+  }
+  for (i = 0; i < PROGRAM_KEYS; i++)
+    ck_assert_int_eq(pthread_key_create(&program_keys[i], 0), 0);
+  ck_assert_int_eq(pthread_create(&th, 0, set_last_program_key, &info), 0);
+  ck_assert_int_eq(pthread_join(th, 0), 0);
+  ck_assert_msg(heap_grew > 0, "the watch missed glibc's calloc for key %u",
+                (unsigned) program_keys[PROGRAM_KEYS - 1]);
+
+  cpucycles_perf_set_opener(pipe_open);
+  pipe_first_value = 11;
+  ck_assert_int_eq(c->setup(&info), 0);
+  pipe_first_value = 12;
+  ck_assert_int_eq(pthread_create(&th, 0, watched_first_read, (void *) c), 0);
+  ck_assert_int_eq(pthread_join(th, 0), 0);
+  ck_assert_int_eq(open_calls, 2);
+  ck_assert_msg(heap_grew == 0, "%zu bytes of heap in a thread's first read", heap_grew);
+  c->release();
+#endif
 }
 END_TEST
 
@@ -1134,7 +1539,8 @@ static void *open_and_wait(void *arg)
 
 /* ---- the ceiling ---- */
 
-/* A thread-safe stand-in event: an 8-byte memfd (count 0 for read(2)).
+/* A thread-safe stand-in event: an 8-byte memfd holding a count of 1 for
+ * read(2) (an event whose first reads stay at 0 would be given up).
  * Notes every descriptor it hands out, and the highest. */
 #define CEILING_FDS 65536
 static unsigned char ceiling_handed[CEILING_FDS];
@@ -1143,12 +1549,13 @@ static int ceiling_opens, ceiling_max_fd = -1;
 static int ceiling_open(struct perf_event_attr *attr, pid_t pid, int cpu,
                         int group_fd, unsigned long flags)
 {
+  long long one = 1;
   int fd, max;
   (void) attr; (void) pid; (void) cpu; (void) group_fd;
   fd = memfd_create("fake-perf-event",
                     (flags & PERF_FLAG_FD_CLOEXEC) ? MFD_CLOEXEC : 0);
   if (fd < 0) return -1;
-  if (ftruncate(fd, 8) != 0) abort();
+  if (pwrite(fd, &one, 8, 0) != 8) abort();
   __atomic_add_fetch(&ceiling_opens, 1, __ATOMIC_SEQ_CST);
   if (fd < CEILING_FDS) __atomic_store_n(&ceiling_handed[fd], 1, __ATOMIC_SEQ_CST);
   max = __atomic_load_n(&ceiling_max_fd, __ATOMIC_SEQ_CST);
@@ -1327,6 +1734,102 @@ START_TEST(fork_child_counts_with_its_own_event)
   ck_assert(!fd_is_closed(parent_fd));
   ck_assert_int_ge(c->read(), b);
   c->release();
+}
+END_TEST
+
+/* ---- a child made without the fork handlers: _Fork() ---- */
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+#define HAVE_FORK_WITHOUT_HANDLERS 1
+
+static struct cpucycles_perf_event forked_event; /* a page counter's */
+
+/* The child of _Fork(): the fork handlers (here, a test that links the
+ * library's internals, there are none to run anyway) do not run.  Its
+ * first read must not use the parent's event: neither its page, which
+ * Linux does not map into a child (a crash), nor its descriptor (the
+ * parent's count).  It gets an event of its own.  A real per-thread event
+ * (task clock), so that the page is the kernel's; exit status: bit 0 the
+ * child read nothing of its own (no new event), 1 the parent's descriptor
+ * is still open in the child, 2 its reads went backwards. */
+/* The event id at fd (0: none). */
+static unsigned long long id_at(int fd)
+{
+  unsigned long long id = 0;
+  if (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) return 0;
+  return id;
+}
+
+static int child_of_fork_without_handlers(const struct counter *c, int parent_fd)
+{
+  unsigned long long parent_id = id_at(parent_fd);
+  pid_t pid;
+  int status;
+
+  ck_assert(parent_id != 0);
+  pid = _Fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    int code = 0;
+    long long a, b;
+    a = c ? c->read() : cpucycles_perf_read_fast(&forked_event, fake_rdpmc, 0);
+    b = c ? c->read() : cpucycles_perf_read_fast(&forked_event, fake_rdpmc, 0);
+    if (open_calls != 2) code |= 1;
+    if (id_at(parent_fd) == parent_id) code |= 2; /* (its number may be the new event's) */
+    if (b < a) code |= 4;
+    _exit(code);
+  }
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert_msg(WIFEXITED(status), "the child of _Fork() died of signal %d",
+                WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  return WEXITSTATUS(status);
+}
+#endif
+
+START_TEST(fork_without_handlers_page_counter_opens_its_own)
+{
+#ifdef HAVE_FORK_WITHOUT_HANDLERS
+  struct counter_info info;
+  int code;
+  if (!software_events_work()) return;
+  cpucycles_perf_set_opener(software_open);
+  /* a page counter's setup needs user reads; the software event's page
+   * has none, so open it as a thread's first read does */
+  ck_assert_int_eq(cpucycles_perf_open(&forked_event, 1, 0), 0);
+  ck_assert(forked_event.page != 0);
+  (void) info;
+  (void) cpucycles_perf_read_fast(&forked_event, fake_rdpmc, 0);
+  code = child_of_fork_without_handlers(0, opened[0]);
+  ck_assert_msg(code == 0, "child: %s%s%s", code & 1 ? "no event of its own; " : "",
+                code & 2 ? "the parent's descriptor open; " : "",
+                code & 4 ? "backwards" : "");
+  /* the parent's event is untouched */
+  ck_assert(!fd_is_closed(opened[0]));
+  ck_assert_int_eq(forked_event.state, CPUCYCLES_PERF_OPEN);
+  (void) cpucycles_perf_read_fast(&forked_event, fake_rdpmc, 0);
+  cpucycles_perf_close(&forked_event);
+#endif
+}
+END_TEST
+
+START_TEST(fork_without_handlers_perfevent_opens_its_own)
+{
+#ifdef HAVE_FORK_WITHOUT_HANDLERS
+  const struct counter *c = find_counter("default-perfevent");
+  struct counter_info info;
+  int code;
+  if (!c || !software_events_work()) return;
+  cpucycles_perf_set_opener(software_open);
+  ck_assert_int_eq(c->setup(&info), 0);
+  (void) c->read();
+  code = child_of_fork_without_handlers(c, opened[0]);
+  ck_assert_msg(code == 0, "child: %s%s%s", code & 1 ? "no event of its own; " : "",
+                code & 2 ? "the parent's descriptor open; " : "",
+                code & 4 ? "backwards" : "");
+  ck_assert(!fd_is_closed(opened[0]));
+  (void) c->read();
+  c->release();
+#endif
 }
 END_TEST
 
@@ -1776,10 +2279,15 @@ END_TEST
  * handed out again). */
 static int ioctl_fds[8];
 
-static int hybrid_ioctl(int fd, unsigned long request)
+static int hybrid_ioctl(int fd, unsigned long request, void *arg)
 {
   int i;
   long long v;
+  (void) arg;
+  if (request == PERF_EVENT_IOC_ID) { /* as a pipe answers: no id */
+    errno = ENOTTY;
+    return -1;
+  }
   if (ioctl_calls < 8) {
     ioctl_requests[ioctl_calls] = request;
     ioctl_fds[ioctl_calls] = fd;
@@ -1828,6 +2336,81 @@ START_TEST(hybrid_perf_event_reads_the_sum)
   ck_assert_int_eq(ioctl_fds[0], opened[0]);
   ck_assert_int_eq(ioctl_fds[1], opened[1]);
   cpucycles_perf_close(&ev);
+}
+END_TEST
+
+/* Pipe events on a hybrid CPU: the first core PMU's event of each pair
+ * counts from the start (7), the second's is stuck at 0 until enabled
+ * again (hybrid_ioctl then puts 123 into it). */
+static int half_stuck_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+                           int group_fd, unsigned long flags)
+{
+  pipe_values[0] = open_calls % 2 == 0 ? 7 : 0;
+  pipe_values[1] = 0;
+  pipe_nvalues = open_calls % 2 == 0 ? 1 : 2;
+  return pipe_open(attr, pid, cpu, group_fd, flags);
+}
+
+/* A thread's events on a hybrid CPU, opened on its first read: the remedy
+ * goes to the event stuck at 0 alone, not to the one that counts. */
+START_TEST(hybrid_thread_remedies_each_stuck_event)
+{
+  struct cpucycles_perf_event probe = { 0 }, ev = { 0 };
+  struct counter_info info;
+  plant_alder_lake();
+  cpucycles_perf_set_sysfs_root(tree);
+  cpucycles_perf_set_opener(pipe_open);
+  pipe_first_value = 10;
+  ck_assert_int_eq(cpucycles_perf_setup(&probe, 0, 0, &info), 0);
+  ck_assert_int_eq(probe.state, CPUCYCLES_PERF_OPEN_EACH_PMU);
+  cpucycles_perf_set_ioctl(hybrid_ioctl);
+  cpucycles_perf_set_opener(half_stuck_open);
+  open_calls = 2; /* half_stuck_open: the next pair is opened[2], opened[3] */
+  /* a thread's first read (its event UNOPENED) */
+  ck_assert_int_eq(cpucycles_perf_read(&ev, 0, 0), 7 + 123);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN_EACH_PMU);
+  ck_assert_int_eq(open_calls, 4);
+  ck_assert_int_eq(ioctl_calls, 3);
+  ck_assert_int_eq(ioctl_fds[0], opened[3]);
+  ck_assert_int_eq(ioctl_fds[1], opened[3]);
+  ck_assert_int_eq(ioctl_fds[2], opened[3]);
+  ck_assert_uint_eq(ioctl_requests[2], PERF_EVENT_IOC_ENABLE);
+  cpucycles_perf_close(&ev);
+  cpucycles_perf_close(&probe);
+}
+END_TEST
+
+/* default-perfevent on a hybrid CPU whose second event's descriptor the
+ * program closed and reused: the file is not read, both events are
+ * replaced, and the sum goes on from where it was. */
+START_TEST(hybrid_perf_event_never_reads_a_reused_descriptor)
+{
+  struct cpucycles_perf_event ev = { 0 };
+  struct counter_info info;
+  long long one = 1, v;
+  int fd;
+  plant_alder_lake();
+  cpucycles_perf_set_sysfs_root(tree);
+  cpucycles_perf_set_opener(pipe_open);
+  cpucycles_perf_set_ioctl(id_ioctl);
+  pipe_values[0] = 10;  /* setup's read of each */
+  pipe_values[1] = 300; /* the next */
+  pipe_nvalues = 2;
+  ck_assert_int_eq(cpucycles_perf_setup(&ev, 0, 0, &info), 0);
+  ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN_EACH_PMU);
+  ck_assert_int_eq(cpucycles_perf_read(&ev, 0, 0), 600);
+  ck_assert_int_eq(write(pipe_writers[1], &one, 8), 8); /* the first event's next */
+  fd = program_file_at(ev.more_fd[0]);
+  pipe_values[0] = 7; /* the new events' */
+  pipe_values[1] = 8;
+  v = cpucycles_perf_read(&ev, 0, 0);
+  ck_assert_int_eq(v, 600);
+  ck_assert_int_eq(cpucycles_perf_read(&ev, 0, 0), 600 + 2);
+  ck_assert_int_eq(open_calls, 5);
+  program_file_untouched(fd);
+  cpucycles_perf_close(&ev);
+  program_file_untouched(fd);
+  close(fd);
 }
 END_TEST
 
@@ -2048,9 +2631,21 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, pmcff_refuses_unless_on_fixed_counter_1);
   suite_add_tcase(s, tc);
 
+  tc = tcase_create("descriptors the program closed");
+  tcase_add_test(tc, perfevent_never_reads_a_reused_descriptor);
+  tcase_add_test(tc, perfevent_counts_on_after_its_descriptor_is_closed);
+  tcase_add_test(tc, page_counter_never_reads_a_reused_descriptor);
+  tcase_add_test(tc, fork_child_leaves_a_reused_descriptor_open);
+  tcase_add_test(tc, thread_exit_leaves_a_reused_descriptor_open);
+  suite_add_tcase(s, tc);
+
   tc = tcase_create("threads and fork");
   tcase_add_test(tc, thread_opens_its_own_event_closed_at_exit);
   tcase_add_test(tc, thread_without_event_reads_monotone_fallback);
+  tcase_add_test(tc, thread_event_stuck_at_zero_counts_after_the_remedy);
+  tcase_add_test(tc, thread_event_counting_from_the_start_gets_no_ioctl);
+  tcase_add_test(tc, thread_event_stuck_for_good_reads_the_clock);
+  tcase_add_test(tc, no_heap_in_a_first_read_after_40_program_keys);
   tcase_add_test(tc, fallback_counts_cycles_at_the_estimated_rate);
   tcase_add_test(tc, fallback_survives_a_huge_clock_offset);
   tcase_add_test(tc, fallback_in_a_time_namespace);
@@ -2058,6 +2653,8 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, ceiling_one_descriptor_per_live_thread);
   tcase_add_test(tc, ceiling_a_quarter_of_the_descriptor_limit);
   tcase_add_test(tc, fork_child_counts_with_its_own_event);
+  tcase_add_test(tc, fork_without_handlers_page_counter_opens_its_own);
+  tcase_add_test(tc, fork_without_handlers_perfevent_opens_its_own);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("core PMUs");
@@ -2075,6 +2672,8 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, hybrid_refuses_more_pmus_than_it_opens);
   tcase_add_test(tc, one_core_type_keeps_one_event);
   tcase_add_test(tc, hybrid_perf_event_reads_the_sum);
+  tcase_add_test(tc, hybrid_thread_remedies_each_stuck_event);
+  tcase_add_test(tc, hybrid_perf_event_never_reads_a_reused_descriptor);
   tcase_add_test(tc, hybrid_refuses_the_raw_fixed_counter);
   tcase_add_test(tc, hybrid_thread_opens_each_and_closes_at_exit);
   tcase_add_test(tc, hybrid_fork_child_closes_each_event);

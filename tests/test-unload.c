@@ -13,6 +13,7 @@
 #include "check-run.h"
 #include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -150,6 +151,82 @@ START_TEST(library_cycles_leave_nothing)
 }
 END_TEST
 
+/* ---- a dlopen() once the static TLS reserve is used up ---- */
+
+/* Copies of tls-hog.so under names of their own (glibc loads a file
+ * once), in a temporary directory. */
+static char hog_dir[256];
+
+static int copy_hog(int n, char *path, size_t size)
+{
+  static char image[1 << 20];
+  static ssize_t len = -1;
+  int fd;
+  if (len < 0) {
+    fd = open(TLS_HOG, O_RDONLY | O_CLOEXEC);
+    ck_assert_int_ge(fd, 0);
+    len = read(fd, image, sizeof image);
+    close(fd);
+    ck_assert(len > 0 && len < (ssize_t) sizeof image);
+  }
+  snprintf(path, size, "%s/hog-%d.so", hog_dir, n);
+  fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(write(fd, image, (size_t) len), len);
+  close(fd);
+  return 0;
+}
+
+/* A plug-in host whose other modules used up glibc's static TLS reserve
+ * (initial-exec thread-locals, 64 bytes at a time, until glibc refuses
+ * one): libcpucycles.so.1 still loads, and counts in two threads. */
+START_TEST(library_loads_when_static_tls_is_used_up)
+{
+  const char *tmp = getenv("TMPDIR");
+  char path[512];
+  long long (**cycles)(void);
+  const char *(*implementation)(void);
+  long long a, b;
+  pthread_t t;
+  void *h;
+  int n;
+
+  snprintf(hog_dir, sizeof hog_dir, "%s/tls-hog-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  ck_assert(mkdtemp(hog_dir) != 0);
+  for (n = 0; n < 1000; n++) {
+    copy_hog(n, path, sizeof path);
+    h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    unlink(path); /* loaded or not, the file is not needed again */
+    if (!h) {
+      const char *why = dlerror();
+      /* glibc: "cannot allocate memory in static TLS block" */
+      ck_assert_msg(why && strstr(why, "static TLS"), "hog %d: %s", n, why ? why : "?");
+      break;
+    }
+  }
+  rmdir(hog_dir);
+  if (n == 1000) {
+    fprintf(stderr, "static TLS reserve never ran out: not checked\n");
+    return;
+  }
+
+  h = dlopen(LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  ck_assert_msg(h != 0, "dlopen with the static TLS reserve used up (%d hogs loaded): %s",
+                n, dlerror());
+  *(void **) &cycles = dlsym(h, "cpucycles");
+  *(void **) &implementation = dlsym(h, "cpucycles_implementation");
+  ck_assert(cycles != 0 && implementation != 0);
+  a = (*cycles)();
+  b = (*cycles)();
+  ck_assert_int_ge(b, a);
+  ck_assert_ptr_ne(implementation(), 0);
+  ck_assert_int_eq(pthread_create(&t, 0, call_library, cycles), 0);
+  ck_assert_int_eq(pthread_join(t, 0), 0);
+  ck_assert_int_ge((*cycles)(), b);
+  close_module(h, LIBRARY);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("unload");
@@ -158,6 +235,7 @@ int main(void)
   tcase_add_test(t, thread_exits_after_dlclose);
   tcase_add_test(t, plugin_cycles_leave_nothing);
   tcase_add_test(t, library_cycles_leave_nothing);
+  tcase_add_test(t, library_loads_when_static_tls_is_used_up);
   suite_add_tcase(s, t);
   return run_suite(s);
 }

@@ -9,8 +9,7 @@
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 
-static __thread struct cpucycles_perf_event event
-  __attribute__((tls_model("initial-exec")));
+static __thread struct cpucycles_perf_event event;
 
 static int null_open(struct perf_event_attr *attr, pid_t pid, int cpu,
                      int group_fd, unsigned long flags)

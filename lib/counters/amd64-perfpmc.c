@@ -35,8 +35,7 @@
 #error "amd64-perfpmc needs lib/perf.c's perf_event support"
 #endif
 
-static __thread struct cpucycles_perf_event event
-  __attribute__((tls_model("initial-exec")));
+static __thread struct cpucycles_perf_event event;
 
 /* Read general-purpose counter `counter` (or, with bit 30, a fixed one).
  * x86 needs nothing in attr.config1 for it: user rdpmc is sysfs's switch. */

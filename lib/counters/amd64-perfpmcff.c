@@ -58,8 +58,7 @@
 #define FIXED_CYCLES (1u << 30 | 1u)
 #define FIXED_CYCLES_INDEX (FIXED_CYCLES + 1u)
 
-static __thread struct cpucycles_perf_event event
-  __attribute__((tls_model("initial-exec")));
+static __thread struct cpucycles_perf_event event;
 
 /* Read counter `counter`: FIXED_CYCLES on the hot path, a general-purpose
  * counter through the page for a thread whose event is elsewhere. */
@@ -90,7 +89,9 @@ static __attribute__((noinline)) long long perfpmcff_slow(void)
 
 static long long perfpmcff_read(void)
 {
-  if (__builtin_expect(event.fast, 1)) return (long long) rdpmc(FIXED_CYCLES);
+  /* (the epoch: not in a child made without fork handlers, lib/perf.h) */
+  if (__builtin_expect(event.fast && event.epoch == cpucycles_perf_current_epoch(), 1))
+    return (long long) rdpmc(FIXED_CYCLES);
   return perfpmcff_slow();
 }
 

@@ -49,8 +49,7 @@
  * bit 0 "long" (a 64-bit counter). */
 #define ARM64_USER_ACCESS_64BIT 0x3ULL
 
-static __thread struct cpucycles_perf_event event
-  __attribute__((tls_model("initial-exec")));
+static __thread struct cpucycles_perf_event event;
 
 /* The counter registers have their numbers in their names: one case each. */
 #define PMEVCNTR(n) \

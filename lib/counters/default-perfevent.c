@@ -27,8 +27,7 @@
 #error "default-perfevent needs lib/perf.c's perf_event support"
 #endif
 
-static __thread struct cpucycles_perf_event event
-  __attribute__((tls_model("initial-exec")));
+static __thread struct cpucycles_perf_event event;
 
 /* No page, no instruction: lib/perf.c's read (rdpmc 0) opens the
  * thread's event on its first read and read(2)s it; a descriptor that

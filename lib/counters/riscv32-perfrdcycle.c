@@ -34,8 +34,7 @@
 #error "riscv32-perfrdcycle needs lib/perf.c's perf_event support"
 #endif
 
-static __thread struct cpucycles_perf_event event
-  __attribute__((tls_model("initial-exec")));
+static __thread struct cpucycles_perf_event event;
 
 /* A CSR number is part of the instruction: one case per counter. */
 #define HPMCOUNTER(n)                                                      \

@@ -45,8 +45,7 @@
 #error "riscv64-perfrdcycle needs lib/perf.c's perf_event support"
 #endif
 
-static __thread struct cpucycles_perf_event event
-  __attribute__((tls_model("initial-exec")));
+static __thread struct cpucycles_perf_event event;
 
 /* A CSR number is part of the instruction: one case per counter CSR. */
 #define HPMCOUNTER(n) \
