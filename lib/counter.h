@@ -61,6 +61,9 @@ static inline int counter_refuse(struct counter_info *info, const char *why,
   return -1;
 }
 
+/* A counter of libcpucycles' list for this ISA that was not built here
+ * (lib/table.c) has its name and nothing else: read and setup are NULL,
+ * and the probe reports it as a dropped line without running anything. */
 struct counter {
   const char *name;          /* "amd64-tsc": ISA, dash, mechanism */
   long long (*read)(void);   /* the hot path */
@@ -95,7 +98,8 @@ int cpucycles_works_signal(void (*fn)(void *), void *arg, int *stopped_by);
 /* The fallback that always answers; never in the probe's table. */
 extern const struct counter cpucycles_counter_default_zero;
 
-/* table.c: the counters configure found, in preference order for ties. */
+/* table.c: the counters of libcpucycles' list for this host, in preference
+ * order for ties: those configure built, and those not built (setup NULL). */
 extern const struct counter *const cpucycles_counter_table[];
 extern const int cpucycles_counter_count;
 

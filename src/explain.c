@@ -325,6 +325,7 @@ static const char *outcome_name(enum probe_outcome o)
   case PROBE_BACKWARDS: return "backwards";
   case PROBE_STUCK: return "stuck";
   case PROBE_FALLBACK: return "fallback";
+  case PROBE_NOT_BUILT: return "not_built";
   }
   return "unknown";
 }
@@ -486,7 +487,8 @@ static void misfit(const struct explain *e, const struct probe_report *r,
   }
   append(fact, fs, "%lld Hz is not close to k/2^j times ", r->persecond);
   append_mhz(fact, fs, r->info.frequency);
-  append(fact, fs, " (ratio %.6f)", r->ratio);
+  append(fact, fs, " (ratio %.6f: no 2^j up to 1024 brings it within 0.2 "
+         "of an integer)", r->ratio);
   if (strcmp(persecond_source(e), "default") == 0)
     append(action, as, "no frequency source answered (%lld Hz is a guess): "
            "the CPU frequency in /etc/cpucyclespersecond would allow it",
@@ -510,6 +512,8 @@ int explain_counter(const struct explain *e, int i, char *fact,
   switch (r->outcome) {
   case PROBE_WORKS:
     append(fact, factsize, "precision %lld cycles", r->precision);
+    if (r->bump > 0)
+      append(fact, factsize, " (%lld for its place in the order)", r->bump);
     if (chosen && named)
       append(fact, factsize, ", named by CPUCYCLES_COUNTER");
     else if (chosen)
@@ -542,6 +546,10 @@ int explain_counter(const struct explain *e, int i, char *fact,
     if (strcmp(r->name, "amd64-pmcff") == 0)
       append(action, actionsize, "nobody programmed fixed counter 1: a "
              "running perf session or the NMI watchdog counts there");
+    break;
+  case PROBE_NOT_BUILT:
+    append(fact, factsize, "not built into this library (it does not "
+           "compile for this system, or configure left it out)");
     break;
   case PROBE_FALLBACK:
     if (chosen && named)
@@ -691,6 +699,9 @@ static void json_counter(FILE *out, const struct explain *e, int i)
   else fputs("null", out);
   json_key(out, "precision", &first);
   if (r->outcome == PROBE_WORKS) fprintf(out, "%lld", r->precision);
+  else fputs("null", out);
+  json_key(out, "bump", &first);
+  if (r->outcome == PROBE_WORKS) fprintf(out, "%lld", r->bump);
   else fputs("null", out);
   /* what setup said, when it got that far */
   json_key(out, "kind", &first);
