@@ -33,6 +33,13 @@ struct counter_info {
    * of the CPU's: scaled by persecond/frequency whatever the ratio, never
    * dropped by the k/2^j test (OS clocks are treated so by their kind). */
   int frequency_exact;
+  /* A timer whose rate nobody states here (firmware left CNTFRQ_EL0 0,
+   * the OS gives no time-base frequency): frequency is 0, and the probe
+   * measures cycles per tick against the clock, as libcpucycles measures
+   * every timer's, keeping the timer when the multiplier is close to
+   * k/2^j (lib/multiplier.c).  A rate that is stated but implausible is a
+   * refusal, not this. */
+  int rate_unknown;
   /* Why setup returned -1, for cpucycles-info --explain: a static string
    * naming the fact (the call that failed, the register or setting that
    * said no), or NULL; and the errno behind it, or 0.  The probe clears

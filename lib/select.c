@@ -16,6 +16,7 @@
  *  - when nothing survives, default-zero answers. */
 #include "counter.h"
 #include <string.h>
+#include "multiplier.h"
 #include "select.h"
 
 /* libcpucycles' penalties, by what its setup of the same counter answers:
@@ -80,6 +81,8 @@ struct trial {
   int skipped;          /* not sampled: it could not win */
   struct counter_info info;
   double scaling;
+  double measured;      /* cycles per tick measured, for a timer of
+                           unknown rate (0: none) */
   long long precision;  /* the result: -1 when dropped */
   /* why, for the report */
   enum probe_outcome outcome; /* as far as the trial got */
@@ -122,17 +125,23 @@ static void trial_run(void *arg)
     t->outcome = PROBE_REFUSED;
     return;
   }
-  t->scaling = cpucycles_scaling_of(&t->info, t->persecond);
-  if (t->scaling <= 0) {
-    t->outcome = PROBE_MISFIT;
-    return;
-  }
   penalty = cpucycles_penalty_of(&t->info) + t->bump;
   /* Its penalty and bump alone tie the best counter so far: it cannot win
-   * (ties go to the earlier counter), so spare the thousands of reads.
-   * Never when tracing (cutoff -1), so no report says so. */
+   * (ties go to the earlier counter), so spare the thousands of reads (and
+   * a measured multiplier's 30 ms).  Never when tracing (cutoff -1), so no
+   * report says so. */
   if (t->cutoff >= 0 && penalty >= t->cutoff) {
     t->skipped = 1;
+    return;
+  }
+  if (t->info.rate_unknown) {
+    t->stage = PROBE_IN_READS; /* the measurement reads it */
+    t->scaling = cpucycles_multiplier_measure(read, t->persecond, &t->measured);
+  } else {
+    t->scaling = cpucycles_scaling_of(&t->info, t->persecond);
+  }
+  if (t->scaling <= 0) {
+    t->outcome = PROBE_MISFIT;
     return;
   }
   t->stage = PROBE_IN_READS;
@@ -148,8 +157,11 @@ static void trial_run(void *arg)
   }
   t->outcome = PROBE_WORKS;
   /* libcpucycles takes differences of scaled reads, each truncated to an
-   * integer: the smallest is the scaled step truncated, and at least 1 */
-  scaled = (long long) ((double) step * t->scaling);
+   * integer: the smallest is the scaled step truncated, and at least 1.
+   * The margin keeps a product that is an integer in exact arithmetic
+   * (25 x 2.4) from truncating to the integer below where the FPU keeps
+   * more bits than a double (x87) */
+  scaled = (long long) ((double) step * t->scaling + 1e-6);
   t->precision = (scaled < 1 ? 1 : scaled) + penalty;
 }
 
@@ -168,6 +180,8 @@ static void report_trial(const struct trial *t, int n, int signal,
   r.persecond = t->persecond;
   if (t->info.frequency > 0)
     r.ratio = (double) t->persecond / (double) t->info.frequency;
+  else if (t->info.rate_unknown)
+    r.ratio = t->measured;
   r.scaling = t->scaling > 0 ? t->scaling : 0;
   r.precision = t->precision < 0 ? 0 : t->precision;
   r.bump = t->precision < 0 ? 0 : t->bump;
@@ -192,6 +206,7 @@ static long long probe(struct trial *t, const struct counter *const *table, int 
   t->bump = bump;
   t->skipped = 0;
   t->scaling = 0;
+  t->measured = 0;
   t->precision = -1;
   t->outcome = PROBE_STUCK; /* overwritten by every way out but the cutoff */
   t->stage = PROBE_IN_SETUP;

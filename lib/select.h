@@ -45,7 +45,9 @@ struct probe_report {
   struct counter_info info;  /* as setup described it (refusal included) */
   long long persecond;       /* the estimate it was judged against */
   double ratio;              /* persecond / info.frequency, 0 when no
-                                frequency */
+                                frequency; for a timer of unknown rate
+                                (info.rate_unknown), the first measured
+                                cycles per tick, 0 when none */
   double scaling;            /* cycles per tick, 0 where none was found */
   long long precision;       /* cycles, penalty and bump included; 0
                                 unless works */

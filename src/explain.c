@@ -4,6 +4,7 @@
 #endif
 
 #include "explain.h"
+#include "multiplier.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -480,6 +481,18 @@ static void crashed(const struct explain *e, const struct probe_report *r,
 static void misfit(const struct explain *e, const struct probe_report *r,
                    char *fact, size_t fs, char *action, size_t as)
 {
+  if (r->info.rate_unknown && r->persecond > 0) {
+    if (r->ratio > 0)
+      append(fact, fs, "its rate is not stated here, and the %.6f cycles per "
+             "tick measured (three estimates) come within 0.2 of no k/2^j, "
+             "2^j up to 1024", r->ratio);
+    else
+      append(fact, fs, "its rate is not stated here, and it did not move "
+             "%d ticks in a second to be measured", MULTIPLIER_TICKS);
+    append(action, as, "the timer's frequency, where firmware or the OS "
+           "can state it, would allow it");
+    return;
+  }
   if (r->info.frequency <= 0 || r->persecond <= 0) {
     append(fact, fs, "no usable frequency (%lld Hz against %lld Hz)",
            r->info.frequency, r->persecond);
@@ -712,6 +725,8 @@ static void json_counter(FILE *out, const struct explain *e, int i)
   else
     fputs("null", out);
   json_key(out, "frequency", &first); fprintf(out, "%lld", r->info.frequency);
+  json_key(out, "rate_unknown", &first);
+  fputs(r->info.rate_unknown ? "true" : "false", out);
   json_key(out, "ratio", &first); fprintf(out, "%.9g", r->ratio);
   json_key(out, "scaling", &first); fprintf(out, "%.9g", r->scaling);
   json_key(out, "only32", &first); fputs(r->info.only32 ? "true" : "false", out);

@@ -124,8 +124,8 @@ if d["persecond_sources"][-1]["verdict"] != "accepted":
     fail("the last source tried is not the one accepted")
 
 counter_keys = {"index", "name", "chosen", "outcome", "fact", "action",
-                "precision", "bump", "kind", "frequency", "ratio", "scaling", "only32",
-                "signal", "stage", "refusal", "errno", "attempts", "backwards"}
+                "precision", "bump", "kind", "frequency", "rate_unknown", "ratio",
+                "scaling", "only32", "signal", "stage", "refusal", "errno", "attempts", "backwards"}
 outcomes = {"works", "refused", "crashed", "misfit", "backwards", "stuck",
             "fallback", "not_built"}
 with open(sys.argv[3]) as f:

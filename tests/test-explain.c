@@ -337,6 +337,33 @@ START_TEST(misfit_says_the_frequencies)
 }
 END_TEST
 
+/* A timer of unknown rate whose measured multiplier fits no k/2^j, and
+ * one that did not move enough to be measured. */
+START_TEST(misfit_of_a_measured_timer)
+{
+  fakes[0].info.kind = COUNTER_OFFCORE;
+  fakes[0].info.rate_unknown = 1;
+  e.reports[0].info = fakes[0].info;
+  e.reports[0].outcome = PROBE_MISFIT;
+  e.reports[0].persecond = 2400000000LL;
+  e.reports[0].ratio = 33.333333;
+  e.reports[0].name = "fake-0";
+  e.count = 1;
+  e.nreports = 1;
+  e.chosen = -1;
+  print_text();
+  ck_assert_line("^counter fake-0: dropped: its rate is not stated here, and "
+                 "the 33\\.333333 cycles per tick measured \\(three estimates\\) "
+                 "come within 0\\.2 of no k/2\\^j, 2\\^j up to 1024; the "
+                 "timer's frequency, where firmware or the OS can state it, "
+                 "would allow it$");
+  e.reports[0].ratio = 0;
+  print_text();
+  ck_assert_line("^counter fake-0: dropped: its rate is not stated here, and "
+                 "it did not move 1000 ticks in a second to be measured; ");
+}
+END_TEST
+
 START_TEST(unsteady_counters)
 {
   fakes[0].failure = FAKE_NEVER_MOVES;
@@ -501,6 +528,7 @@ static Suite *explain_suite(void)
   tcase_add_checked_fixture(t, setup, teardown);
   tcase_add_test(t, every_counter_has_a_line_in_order);
   tcase_add_test(t, counter_not_built_has_its_line);
+  tcase_add_test(t, misfit_of_a_measured_timer);
   tcase_add_test(t, perf_refusal_says_paranoid_and_the_action);
   tcase_add_test(t, real_perf_counter_refused_by_the_kernel);
   tcase_add_test(t, rdpmc_refusals);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fake-counters.h"
+#include "multiplier.h"
 #include "select.h"
 
 #define PERSECOND 2400000000LL
@@ -307,6 +308,55 @@ START_TEST(scaling_ratio_rules)
 }
 END_TEST
 
+/* A timer of unknown rate: libcpucycles' multiplier search over measured
+ * cycles per tick, k/2^j for the first 2^j (up to 1024) that brings every
+ * estimate within 0.2 of one integer k. */
+START_TEST(multiplier_search_rules)
+{
+  double e[3];
+  e[0] = 99.93; e[1] = 100.05; e[2] = 100.1;    /* 100 */
+  ck_assert(cpucycles_multiplier_of(e, 3) == 100.0);
+  e[0] = 7.42; e[1] = 7.43; e[2] = 7.41;        /* x 2: 14.84.. near 15 */
+  ck_assert(cpucycles_multiplier_of(e, 3) == 7.5);
+  e[0] = 4.23; e[1] = 4.231; e[2] = 4.229;      /* x 4: 16.92 near 17 */
+  ck_assert(cpucycles_multiplier_of(e, 3) == 4.25);
+  e[0] = 33.33; e[1] = 33.34; e[2] = 33.335;    /* thirds: never */
+  ck_assert(cpucycles_multiplier_of(e, 3) < 0);
+  e[0] = 2.0; e[1] = 2.5; e[2] = 3.0;           /* estimates disagree */
+  ck_assert(cpucycles_multiplier_of(e, 3) < 0);
+  e[0] = 0.0001; e[1] = 0.0001; e[2] = 0.0001;  /* x 1024 still 0.1: no k */
+  ck_assert(cpucycles_multiplier_of(e, 3) < 0);
+}
+END_TEST
+
+/* The measurement against a clock that advances 1 us a call: a timer
+ * read n times has moved n steps, so the estimate is exact. */
+static long long fake_usec;
+static long long fake_clock(void) { return ++fake_usec; }
+static long long timer_value, timer_step;
+static long long fake_timer(void) { return timer_value += timer_step; }
+
+START_TEST(multiplier_measured_against_the_clock)
+{
+  double first;
+  cpucycles_multiplier_set_clock(fake_clock);
+  timer_step = 24;                 /* 24 ticks a us: 100 cycles a tick */
+  ck_assert(cpucycles_multiplier_measure(fake_timer, PERSECOND, &first) == 100.0);
+  ck_assert(first == 100.0);
+  timer_step = 960;                /* 2.5 */
+  ck_assert(cpucycles_multiplier_measure(fake_timer, PERSECOND, 0) == 2.5);
+  timer_step = 72;                 /* 33.33: dropped */
+  ck_assert(cpucycles_multiplier_measure(fake_timer, PERSECOND, &first) < 0);
+  ck_assert(first > 33.33 && first < 33.34);
+  timer_step = 0;                  /* stuck: given up after a clock second */
+  ck_assert(cpucycles_multiplier_measure(fake_timer, PERSECOND, &first) < 0);
+  ck_assert(first == 0);
+  timer_step = -5;                 /* backwards */
+  ck_assert(cpucycles_multiplier_measure(fake_timer, PERSECOND, 0) < 0);
+  cpucycles_multiplier_set_clock(0);
+}
+END_TEST
+
 START_TEST(ties_go_to_the_earlier_counter)
 {
   struct choice c;
@@ -376,6 +426,32 @@ static void keep_report(const struct probe_report *r, void *arg)
   ck_assert_int_le(nreports, FAKE_SLOTS + 1);
   reports[nreports++] = *r;
 }
+
+/* The probe measures a timer of unknown rate, scales it by the multiplier
+ * found (k/2^j), and drops it when there is none. */
+START_TEST(timer_of_unknown_rate_is_measured)
+{
+  struct choice c;
+  nreports = 0;
+  cpucycles_multiplier_set_clock(fake_clock);
+  fakes[0].info.kind = COUNTER_OFFCORE;
+  fakes[0].info.rate_unknown = 1;
+  fakes[0].steps[0] = 100;         /* 100 ticks a read, 1 us a read: 24 */
+  ck_assert_int_eq(cpucycles_select(table, 1, PERSECOND, 0, keep_report, &nreports, &c), 0);
+  ck_assert(c.scaling == 24.0);
+  ck_assert_int_eq(c.precision, 2400 + 100);
+  ck_assert(reports[0].ratio == 24.0);
+  fakes_reset();
+  nreports = 0;
+  fakes[0].info.kind = COUNTER_OFFCORE;
+  fakes[0].info.rate_unknown = 1;
+  fakes[0].steps[0] = 72;          /* 33.33 */
+  ck_assert_int_eq(cpucycles_select(table, 1, PERSECOND, 0, keep_report, &nreports, &c), -1);
+  ck_assert_int_eq(reports[0].outcome, PROBE_MISFIT);
+  ck_assert(reports[0].ratio > 33.33 && reports[0].ratio < 33.34);
+  cpucycles_multiplier_set_clock(0);
+}
+END_TEST
 
 /* The bump counts the counters that work, in order: one that is dropped
  * adds nothing; the trace prints the bumped precisions. */
@@ -770,6 +846,9 @@ static Suite *select_suite(void)
   tcase_add_test(t, exact_frequency_is_scaled_whatever_the_ratio);
   tcase_add_test(t, scaled_counter_that_fits_is_kept);
   tcase_add_test(t, scaling_ratio_rules);
+  tcase_add_test(t, multiplier_search_rules);
+  tcase_add_test(t, multiplier_measured_against_the_clock);
+  tcase_add_test(t, timer_of_unknown_rate_is_measured);
   tcase_add_test(t, ties_go_to_the_earlier_counter);
   tcase_add_test(t, ties_within_noise_go_to_the_earlier_counter_every_time);
   tcase_add_test(t, order_bump_counts_working_counters);
