@@ -564,6 +564,82 @@ START_TEST(counter_not_built_is_a_dropped_line_at_its_index)
 }
 END_TEST
 
+/* Traces libcpucycles' documentation publishes (counters.md, "Examples"),
+ * replayed: fakes with the steps those machines measured, the choice
+ * libcpucycles printed.  cfarm29, POWER9, 20260105: a 512 MHz time base at
+ * 3.8 GHz (7.42: kept, 15/2), default-perfevent, default-mach not built,
+ * default-monotonic; libcpucycles printed 220, 367, 0, 419 and chose
+ * ppc64-mftb (our scaling is the exact 7.421875: 218). */
+START_TEST(published_trace_power9)
+{
+  struct choice c;
+  const struct counter *list[4];
+  static const struct counter mach = { "default-mach", 0, 0, 0, 0 };
+  list[0] = &fake_counters[0];
+  list[1] = &fake_counters[1];
+  list[2] = &mach;
+  list[3] = &fake_counters[2];
+  fakes[0].info.kind = COUNTER_OFFCORE;       /* ppc64-mftb: 16 ticks */
+  fakes[0].info.frequency = 512000000LL;
+  fakes[0].steps[0] = 16;
+  fakes[1].info.kind = COUNTER_PERFEVENT;     /* default-perfevent */
+  fakes[1].steps[0] = 257;
+  fakes[2].info.kind = COUNTER_OSCLOCK;       /* default-monotonic: 26 ns */
+  fakes[2].info.frequency = 1000000000LL;
+  fakes[2].steps[0] = 26;
+  nreports = 0;
+  ck_assert_int_eq(cpucycles_select(list, 4, 3800000000LL, 0, keep_report, &nreports, &c), 0);
+  ck_assert_int_eq(reports[0].precision, 218);
+  ck_assert_int_eq(reports[1].precision, 367);
+  ck_assert_int_eq(reports[2].precision, 0);
+  ck_assert_int_eq(reports[3].precision, 418);
+}
+END_TEST
+
+/* cfarm110, POWER7, 20260105: 512 MHz at 3.55 GHz (6.93: kept, 7/1);
+ * libcpucycles printed 212, 236, 0, 465 and chose ppc64-mftb. */
+START_TEST(published_trace_power7)
+{
+  struct choice c;
+  fakes[0].info.kind = COUNTER_OFFCORE;
+  fakes[0].info.frequency = 512000000LL;
+  fakes[0].steps[0] = 16;
+  fakes[1].info.kind = COUNTER_PERFEVENT;
+  fakes[1].steps[0] = 126;
+  fakes[2].info.kind = COUNTER_OSCLOCK;
+  fakes[2].info.frequency = 1000000000LL;
+  fakes[2].steps[0] = 41;
+  nreports = 0;
+  ck_assert_int_eq(cpucycles_select(table, 3, 3550000000LL, 0, keep_report, &nreports, &c), 0);
+  ck_assert_int_eq(reports[0].precision, 210);
+  ck_assert_int_eq(reports[1].precision, 236);
+  ck_assert_int_eq(reports[2].precision, 465);
+}
+END_TEST
+
+/* berry2, Cortex-A7, 20251226 (before the bump): arm32-cortex with user
+ * access (32-bit: 10 + 300), arm32-1176 dropped, default-perfevent 154 +
+ * 100, default-monotonic 514 + 300 at 900 MHz; libcpucycles chose
+ * default-perfevent (and does with the bump: 264 against 310). */
+START_TEST(published_trace_cortex_a7)
+{
+  struct choice c;
+  fakes[0].info.only32 = 1;                   /* arm32-cortex */
+  fakes[0].steps[0] = 10;
+  fakes[1].failure = FAKE_READ_SIGILL;        /* arm32-1176 */
+  fakes[2].info.kind = COUNTER_PERFEVENT;
+  fakes[2].steps[0] = 154;
+  fakes[3].info.kind = COUNTER_OSCLOCK;
+  fakes[3].info.frequency = 1000000000LL;
+  fakes[3].steps[0] = 572;                    /* 514.8 cycles */
+  nreports = 0;
+  ck_assert_int_eq(cpucycles_select(table, 4, 900000000LL, 0, keep_report, &nreports, &c), 2);
+  ck_assert_int_eq(reports[0].precision, 310);
+  ck_assert_int_eq(reports[2].precision, 264);
+  ck_assert_int_eq(reports[3].precision, 834);
+}
+END_TEST
+
 START_TEST(everything_failing_leaves_default_zero)
 {
   struct choice c;
@@ -854,6 +930,9 @@ static Suite *select_suite(void)
   tcase_add_test(t, order_bump_counts_working_counters);
   tcase_add_test(t, counter_not_sampled_still_counts_in_the_bump);
   tcase_add_test(t, counter_not_built_is_a_dropped_line_at_its_index);
+  tcase_add_test(t, published_trace_power9);
+  tcase_add_test(t, published_trace_power7);
+  tcase_add_test(t, published_trace_cortex_a7);
   tcase_add_test(t, everything_failing_leaves_default_zero);
   tcase_add_test(t, empty_table_leaves_default_zero);
   tcase_add_test(t, named_counter_is_used_without_probing_others);
