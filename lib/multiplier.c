@@ -7,13 +7,22 @@
  * k/2^j.  Here the three estimates are taken once and every denominator
  * is tried on them (30 ms, not up to 330 ms), against CLOCK_MONOTONIC,
  * and a timer that does not reach 1000 ticks in a second is given up
- * (libcpucycles waits for it forever). */
+ * (libcpucycles waits for it forever).
+ *
+ * Each reading of the timer is bracketed by two clock readings and taken
+ * again (up to MULTIPLIER_RETRIES times) when the two are more than
+ * MULTIPLIER_BRACKET_USEC apart: a thread descheduled between the timer
+ * and the clock (milliseconds on a loaded machine) would otherwise skew an
+ * estimate by that much over 10 ms, which libcpucycles survives only by
+ * measuring again for the next denominator. */
 #include "counter.h"
 #include "adapters.h"
 #include "multiplier.h"
 
 #define MULTIPLIER_MAX_DENOMINATOR 1024
 #define MULTIPLIER_TOLERANCE 0.2
+#define MULTIPLIER_BRACKET_USEC 10
+#define MULTIPLIER_RETRIES 100
 
 static long long (*clock_of_measurement)(void) = cpucycles_clock_usec;
 
@@ -40,6 +49,23 @@ double cpucycles_multiplier_of(const double *estimates, int n)
   return -1;
 }
 
+/* A reading of the timer and the clock's time of it: the middle of two
+ * clock readings around it, taken again while they are far apart (the
+ * last one is kept after MULTIPLIER_RETRIES). */
+static void reading(long long (*read)(void), long long (*clock)(void),
+                    long long *ticks, long long *usec)
+{
+  long long before, after;
+  int tries = 0;
+
+  do {
+    before = clock();
+    *ticks = read();
+    after = clock();
+  } while (after - before > MULTIPLIER_BRACKET_USEC && ++tries < MULTIPLIER_RETRIES);
+  *usec = before + (after - before) / 2;
+}
+
 /* persecond * elapsed / ticks over at least MULTIPLIER_USEC and
  * MULTIPLIER_TICKS; 0 when the timer is too slow or goes backwards.
  * Differences are taken before any product: no overflow. */
@@ -49,11 +75,9 @@ static double estimate(long long (*read)(void), long long (*clock)(void),
   long long t0, t1, us0, us1;
   unsigned long long ticks;
 
-  t0 = read();
-  us0 = clock();
+  reading(read, clock, &t0, &us0);
   do {
-    t1 = read();
-    us1 = clock();
+    reading(read, clock, &t1, &us1);
     if (us1 - us0 > MULTIPLIER_LIMIT_USEC || t1 < t0) return 0;
     ticks = (unsigned long long) t1 - (unsigned long long) t0; /* t1 >= t0 */
   } while (us1 - us0 < MULTIPLIER_USEC || ticks < MULTIPLIER_TICKS);

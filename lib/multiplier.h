@@ -21,7 +21,8 @@ double cpucycles_multiplier_of(const double *estimates, int n);
 
 /* Cycles per tick of read, from MULTIPLIER_ESTIMATES estimates of
  * persecond * (clock microseconds) / ticks, each over at least
- * MULTIPLIER_USEC microseconds and MULTIPLIER_TICKS ticks, then
+ * MULTIPLIER_USEC microseconds and MULTIPLIER_TICKS ticks (each reading
+ * of the timer bracketed by the clock, see multiplier.c), then
  * cpucycles_multiplier_of().  -1 when the timer does not move enough
  * within MULTIPLIER_LIMIT_USEC, goes backwards, or no k/2^j fits.
  * estimate, when not NULL, gets the first estimate (0 when none). */
