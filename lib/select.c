@@ -307,6 +307,7 @@ int cpucycles_select(const struct counter *const *table, int count,
     }
     if (!redo) break;
     if (chosen >= 0) release(table[chosen]);
+    choose_default_zero(best);
     chosen = -1;
     may_skip = 0;
   }

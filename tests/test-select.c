@@ -550,6 +550,24 @@ START_TEST(counter_not_sampled_still_counts_in_the_bump)
 }
 END_TEST
 
+/* The probe that starts again finds nothing this time (every counter
+ * refuses its second setup): default-zero, not the counter of the first
+ * round, which was released. */
+START_TEST(probe_started_again_may_end_with_default_zero)
+{
+  struct choice c;
+  slow_clock_then_perf_event(1);
+  fakes[0].failure = FAKE_WORKS_ONCE;
+  fakes[1].failure = FAKE_WORKS_ONCE;
+  fakes[2].failure = FAKE_WORKS_ONCE;
+  fakes[2].steps[0] = 100;                    /* 210: would win */
+  ck_assert_int_eq(select_among(3, 0, &c), -1);
+  ck_assert_str_eq(c.counter->name, "default-zero");
+  ck_assert_int_eq(fakes[0].setups, 2);
+  ck_assert_int_eq(fakes[0].releases, 2);
+}
+END_TEST
+
 /* A counter of libcpucycles' list for the ISA that was not built here (no
  * setup): a dropped line at its index, never run, no bump; naming it
  * probes the others. */
@@ -956,6 +974,7 @@ static Suite *select_suite(void)
   tcase_add_test(t, order_bump_counts_working_counters);
   tcase_add_test(t, counter_not_sampled_still_counts_in_the_bump);
   tcase_add_test(t, counter_not_built_is_a_dropped_line_at_its_index);
+  tcase_add_test(t, probe_started_again_may_end_with_default_zero);
   tcase_add_test(t, published_trace_power9);
   tcase_add_test(t, published_trace_power7);
   tcase_add_test(t, published_trace_cortex_a7);
