@@ -33,6 +33,13 @@ struct counter_info {
    * of the CPU's: scaled by persecond/frequency whatever the ratio, never
    * dropped by the k/2^j test (OS clocks are treated so by their kind). */
   int frequency_exact;
+  /* A timer whose rate nobody states here (firmware left CNTFRQ_EL0 0,
+   * the OS gives no time-base frequency): frequency is 0, and the probe
+   * measures cycles per tick against the clock, as libcpucycles measures
+   * every timer's, keeping the timer when the multiplier is close to
+   * k/2^j (lib/multiplier.c).  A rate that is stated but implausible is a
+   * refusal, not this. */
+  int rate_unknown;
   /* Why setup returned -1, for cpucycles-info --explain: a static string
    * naming the fact (the call that failed, the register or setting that
    * said no), or NULL; and the errno behind it, or 0.  The probe clears
@@ -61,6 +68,9 @@ static inline int counter_refuse(struct counter_info *info, const char *why,
   return -1;
 }
 
+/* A counter of libcpucycles' list for this ISA that was not built here
+ * (lib/table.c) has its name and nothing else: read and setup are NULL,
+ * and the probe reports it as a dropped line without running anything. */
 struct counter {
   const char *name;          /* "amd64-tsc": ISA, dash, mechanism */
   long long (*read)(void);   /* the hot path */
@@ -95,7 +105,8 @@ int cpucycles_works_signal(void (*fn)(void *), void *arg, int *stopped_by);
 /* The fallback that always answers; never in the probe's table. */
 extern const struct counter cpucycles_counter_default_zero;
 
-/* table.c: the counters configure found, in preference order for ties. */
+/* table.c: the counters of libcpucycles' list for this host, in preference
+ * order for ties: those configure built, and those not built (setup NULL). */
 extern const struct counter *const cpucycles_counter_table[];
 extern const int cpucycles_counter_count;
 

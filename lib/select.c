@@ -1,52 +1,63 @@
-/* The probe, as libcpucycles-selection.md specifies it:
+/* The probe, as libcpucycles-selection.md specifies it and libcpucycles'
+ * code refines it (doc/selection.md):
+ *  - a counter of libcpucycles' list that was not built here is a dropped
+ *    line of the report, never run;
  *  - a counter whose setup or reads die with a crash signal is dropped;
  *  - a counter that asks for scaling is dropped when the CPU frequency
- *    estimate is not close to a multiple of its frequency (a small power-of-2
- *    denominator allowed), except fixed-resolution OS clocks;
+ *    estimate is not close to a multiple of its frequency (a power-of-2
+ *    denominator up to 1024 allowed), except counters of known rate;
  *  - 1000 reads must never decrease and must increase at least once, else
  *    the counter is tried again, 10 times in all, then dropped;
  *  - precision = smallest nonzero step times scaling, plus the penalty of
- *    the counter's kind; the smallest precision wins, the earlier counter on
- *    a tie (so a counter whose penalty alone reaches the best precision so
- *    far is not sampled: it cannot win);
+ *    what the counter is, plus 10 for each counter before it that worked
+ *    (libcpucycles' order bump); the smallest precision wins, the earlier
+ *    counter on a tie (so a counter whose penalty and bump alone reach the
+ *    best precision so far is not sampled: it cannot win);
  *  - when nothing survives, default-zero answers. */
 #include "counter.h"
 #include <string.h>
+#include "multiplier.h"
 #include "select.h"
 
-long long cpucycles_penalty_of(enum counter_kind kind)
+/* libcpucycles' penalties, by what its setup of the same counter answers:
+ * a cycle counter 0; a counter that may count cycles (a TSC of unknown
+ * rate, default-perfevent) or a timer whose multiplier it finds 100; a
+ * counter of known rate (an OS clock, s390x's TOD clock, a TSC whose rate
+ * CPUID states) or a 32-bit counter 300. */
+long long cpucycles_penalty_of(const struct counter_info *info)
 {
-  switch (kind) {
+  if (info->only32) return 300;
+  if (info->frequency > 0 && (info->frequency_exact || info->kind == COUNTER_OSCLOCK))
+    return 300;
+  switch (info->kind) {
     case COUNTER_ONCORE: return 0;
     case COUNTER_OFFCORE: return 100;
     case COUNTER_PERFEVENT: return 100;
-    case COUNTER_OSCLOCK: return 200;
+    case COUNTER_OSCLOCK: return 300;
   }
-  return 200;
+  return 300;
 }
 
-/* persecond/frequency is close to k/2^j for an integer k >= 1 and j <= 4:
- * x = ratio * 2^j lies within 0.2% of x of an integer, and never farther
- * than 0.2 from it.  The 0.2% absorbs the error of a frequency estimate
- * (a few MHz on GHz).  The cap of 0.2 (libcpucycles' tolerance for its
- * measured multipliers) keeps the test meaningful for large ratios: 0.2% of
- * an x past 250 would exceed half the distance between integers, and then
- * every ratio would fit, 800 MHz (an idle frequency sample) over a 24 MHz
- * timer included.  With the cap, at most 40% of ratios pass at each j. */
-#define RATIO_RELATIVE_TOLERANCE 0.002
-#define RATIO_ABSOLUTE_TOLERANCE 0.2
+/* persecond/frequency is close to k/2^j for an integer k >= 1 and j from 0
+ * to 10: x = ratio * 2^j lies within 0.2 of an integer.  These are
+ * libcpucycles' denominators and tolerance for the multipliers it
+ * measures, so every timer it keeps is kept; a ratio in thirds (800 MHz, an
+ * idle frequency sample, over a 24 MHz timer: 33.33) never comes closer
+ * than 1/3 and is dropped.  The margin of 1e-9 lets a ratio that is exactly
+ * 0.2 away in decimal (2.4 x 2 = 4.8) pass as it does in exact arithmetic. */
+#define RATIO_MAX_DENOMINATOR 1024
+#define RATIO_TOLERANCE 0.2
+#define RATIO_ROUNDING_MARGIN 1e-9
 
 static int ratio_fits(double ratio)
 {
   double denominator;
-  for (denominator = 1; denominator <= 16; denominator *= 2) {
+  for (denominator = 1; denominator <= RATIO_MAX_DENOMINATOR; denominator *= 2) {
     double x = ratio * denominator;
     double nearest = (double) (long long) (x + 0.5);
     double error = x - nearest;
-    double tolerance = RATIO_RELATIVE_TOLERANCE * x;
-    if (tolerance > RATIO_ABSOLUTE_TOLERANCE) tolerance = RATIO_ABSOLUTE_TOLERANCE;
     if (error < 0) error = -error;
-    if (nearest >= 1 && error <= tolerance) return 1;
+    if (nearest >= 1 && error <= RATIO_TOLERANCE + RATIO_ROUNDING_MARGIN) return 1;
   }
   return 0;
 }
@@ -66,8 +77,12 @@ struct trial {
   const struct counter *counter;
   long long persecond;
   long long cutoff;     /* a precision this counter must beat, or -1 */
+  long long bump;       /* 10 for each counter before it that worked */
+  int skipped;          /* not sampled: it could not win */
   struct counter_info info;
   double scaling;
+  double measured;      /* cycles per tick measured, for a timer of
+                           unknown rate (0: none) */
   long long precision;  /* the result: -1 when dropped */
   /* why, for the report */
   enum probe_outcome outcome; /* as far as the trial got */
@@ -103,23 +118,32 @@ static void trial_run(void *arg)
 {
   struct trial *t = arg;
   long long (*read)(void) = t->counter->read;
-  long long step = 0, penalty;
+  long long step = 0, penalty, scaled;
   int i;
 
   if (t->counter->setup(&t->info) != 0) {
     t->outcome = PROBE_REFUSED;
     return;
   }
-  t->scaling = cpucycles_scaling_of(&t->info, t->persecond);
+  penalty = cpucycles_penalty_of(&t->info) + t->bump;
+  /* Its penalty and bump alone tie the best counter so far: it cannot win
+   * (ties go to the earlier counter), so spare the thousands of reads (and
+   * a measured multiplier's 30 ms).  Never when tracing (cutoff -1), so no
+   * report says so. */
+  if (t->cutoff >= 0 && penalty >= t->cutoff) {
+    t->skipped = 1;
+    return;
+  }
+  if (t->info.rate_unknown) {
+    t->stage = PROBE_IN_READS; /* the measurement reads it */
+    t->scaling = cpucycles_multiplier_measure(read, t->persecond, &t->measured);
+  } else {
+    t->scaling = cpucycles_scaling_of(&t->info, t->persecond);
+  }
   if (t->scaling <= 0) {
     t->outcome = PROBE_MISFIT;
     return;
   }
-  penalty = cpucycles_penalty_of(t->info.kind);
-  /* Its penalty alone ties the best counter so far: it cannot win (ties go
-   * to the earlier counter), so spare the thousands of reads.  Never when
-   * tracing (cutoff -1), so no report says so. */
-  if (t->cutoff >= 0 && penalty >= t->cutoff) return;
   t->stage = PROBE_IN_READS;
   while (t->attempts < SELECT_ATTEMPTS && step <= 0) {
     t->attempts++;
@@ -132,7 +156,13 @@ static void trial_run(void *arg)
     return;
   }
   t->outcome = PROBE_WORKS;
-  t->precision = (long long) ((double) step * t->scaling + 0.5) + penalty;
+  /* libcpucycles takes differences of scaled reads, each truncated to an
+   * integer: the smallest is the scaled step truncated, and at least 1.
+   * The margin keeps a product that is an integer in exact arithmetic
+   * (25 x 2.4) from truncating to the integer below where the FPU keeps
+   * more bits than a double (x87) */
+  scaled = (long long) ((double) step * t->scaling + 1e-6);
+  t->precision = (scaled < 1 ? 1 : scaled) + penalty;
 }
 
 /* The trial in the report's terms. */
@@ -150,18 +180,21 @@ static void report_trial(const struct trial *t, int n, int signal,
   r.persecond = t->persecond;
   if (t->info.frequency > 0)
     r.ratio = (double) t->persecond / (double) t->info.frequency;
+  else if (t->info.rate_unknown)
+    r.ratio = t->measured;
   r.scaling = t->scaling > 0 ? t->scaling : 0;
   r.precision = t->precision < 0 ? 0 : t->precision;
+  r.bump = t->precision < 0 ? 0 : t->bump;
   r.signal = signal;
   r.backwards = t->backwards;
   r.attempts = t->attempts;
   report(&r, report_arg);
 }
 
-/* Precision of table[n] in cycles, or -1 when it is dropped; reported
- * when report is not NULL. */
+/* Precision of table[n] in cycles, bump included, or -1 when it is
+ * dropped (or skipped); reported when report is not NULL. */
 static long long probe(struct trial *t, const struct counter *const *table, int n,
-                       long long persecond, long long cutoff,
+                       long long persecond, long long cutoff, long long bump,
                        select_report_fn *report, void *report_arg)
 {
   int signal = 0;
@@ -170,14 +203,18 @@ static long long probe(struct trial *t, const struct counter *const *table, int 
   memset(&t->info, 0, sizeof t->info);
   t->persecond = persecond;
   t->cutoff = cutoff;
+  t->bump = bump;
+  t->skipped = 0;
   t->scaling = 0;
+  t->measured = 0;
   t->precision = -1;
   t->outcome = PROBE_STUCK; /* overwritten by every way out but the cutoff */
   t->stage = PROBE_IN_SETUP;
   t->backwards = 0;
   t->attempts = 0;
   /* trial_run sets the precision last: a crash anywhere leaves it -1 */
-  cpucycles_works_signal(trial_run, t, &signal);
+  if (t->counter->setup) cpucycles_works_signal(trial_run, t, &signal);
+  else t->outcome = PROBE_NOT_BUILT;
   if (report) report_trial(t, n, signal, report, report_arg);
   return t->precision;
 }
@@ -212,7 +249,7 @@ static int find(const struct counter *const *table, int count, const char *name)
   if (!name) return -1;
   if (strcmp(name, cpucycles_counter_default_zero.name) == 0) return count;
   for (i = 0; i < count; i++)
-    if (strcmp(table[i]->name, name) == 0) return i;
+    if (table[i]->setup && strcmp(table[i]->name, name) == 0) return i;
   return -1;
 }
 
@@ -222,7 +259,7 @@ int cpucycles_select(const struct counter *const *table, int count,
                      struct choice *best)
 {
   struct trial t;
-  int i, chosen = -1;
+  int i, chosen = -1, may_skip = !report;
   int named = find(table, count, name);
 
   choose_default_zero(best);
@@ -230,7 +267,7 @@ int cpucycles_select(const struct counter *const *table, int count,
   /* The named counter alone, when nobody asked to see the others. */
   if (!report && named == count) return -1;
   if (!report && named >= 0) {
-    if (probe(&t, table, named, persecond, -1, 0, 0) >= 0) {
+    if (probe(&t, table, named, persecond, -1, 0, 0, 0) >= 0) {
       take(best, &t);
       return named;
     }
@@ -238,23 +275,41 @@ int cpucycles_select(const struct counter *const *table, int count,
     named = -1;
   }
 
-  for (i = 0; i < count; i++) {
-    /* When reporting, every counter is measured so that every line has its
-     * precision; the choice is the same either way. */
-    long long precision = probe(&t, table, i, persecond,
-                                report || chosen < 0 ? -1 : best->precision,
-                                report, report_arg);
-    /* A working named counter beats every other, and nothing beats it. */
-    int better = precision >= 0
-                 && (chosen < 0 || i == named
-                     || (chosen != named && precision < best->precision));
-    if (better) {
-      if (chosen >= 0) release(table[chosen]);
-      chosen = i;
-      take(best, &t);
-    } else {
-      release(t.counter);
+  /* The bump of a counter is 10 for each counter before it that works,
+   * so a counter skipped because it cannot win still counts for those
+   * after it, if it works.  Not knowing, the loop takes it as not working,
+   * a bump that may be short by 10 per skipped counter: enough to decide
+   * that a later counter cannot win either, not that it wins.  When a
+   * counter after a skipped one would win, the probe starts again and
+   * samples every counter, as libcpucycles does. */
+  for (;;) {
+    int worked = 0, skipped = 0, redo = 0;
+    for (i = 0; i < count && !redo; i++) {
+      /* When reporting, every counter is measured so that every line has
+       * its precision; the choice is the same either way. */
+      long long precision = probe(&t, table, i, persecond,
+                                  !may_skip || chosen < 0 ? -1 : best->precision,
+                                  10LL * worked, report, report_arg);
+      /* A working named counter beats every other, and nothing beats it. */
+      int better = precision >= 0
+                   && (chosen < 0 || i == named
+                       || (chosen != named && precision < best->precision));
+      if (precision >= 0) worked++;
+      if (t.skipped) skipped = 1;
+      redo = better && skipped;
+      if (better && !redo) {
+        if (chosen >= 0) release(table[chosen]);
+        chosen = i;
+        take(best, &t);
+      } else {
+        release(t.counter);
+      }
     }
+    if (!redo) break;
+    if (chosen >= 0) release(table[chosen]);
+    choose_default_zero(best);
+    chosen = -1;
+    may_skip = 0;
   }
   if (report) {
     struct probe_report last;

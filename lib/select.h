@@ -27,7 +27,9 @@ enum probe_outcome {
   PROBE_BACKWARDS,      /* went backwards in some of the attempts and never
                            increased steadily in any */
   PROBE_STUCK,          /* never increased in any of the attempts */
-  PROBE_FALLBACK        /* default-zero: the last report, not probed */
+  PROBE_FALLBACK,       /* default-zero: the last report, not probed */
+  PROBE_NOT_BUILT       /* in libcpucycles' list for this ISA, but not
+                           built into this library (no setup): never run */
 };
 
 enum probe_stage {
@@ -43,9 +45,14 @@ struct probe_report {
   struct counter_info info;  /* as setup described it (refusal included) */
   long long persecond;       /* the estimate it was judged against */
   double ratio;              /* persecond / info.frequency, 0 when no
-                                frequency */
+                                frequency; for a timer of unknown rate
+                                (info.rate_unknown), the first measured
+                                cycles per tick, 0 when none */
   double scaling;            /* cycles per tick, 0 where none was found */
-  long long precision;       /* cycles, penalty included; 0 unless works */
+  long long precision;       /* cycles, penalty and bump included; 0
+                                unless works */
+  long long bump;            /* of the precision, the order bump: 10 for
+                                each counter before it that works */
   int signal;                /* the crash signal, 0 when none */
   int backwards;             /* attempts whose reads went backwards */
   int attempts;              /* sampling attempts made */
@@ -79,7 +86,8 @@ int cpucycles_select(const struct counter *const *table, int count,
  * counter must be dropped because its frequency does not fit persecond. */
 double cpucycles_scaling_of(const struct counter_info *info, long long persecond);
 
-/* The penalty in cycles for a counter of this kind. */
-long long cpucycles_penalty_of(enum counter_kind kind);
+/* The penalty in cycles for a counter of this description (its kind,
+ * rate and width), libcpucycles' for the same counter. */
+long long cpucycles_penalty_of(const struct counter_info *info);
 
 #endif

@@ -1,18 +1,26 @@
-/* The counters configure found compiling for this host, in the order the
- * probe tries them (which decides ties).  CPUCYCLES_COUNTER_TABLE comes from
- * config.h: one COUNTER(name) per counter, names with '-' turned into '_'. */
+/* The counters of libcpucycles' list for this host, in the order the probe
+ * tries them (which decides ties): those configure found compiling, and
+ * those that did not compile or were left out, by name only (no setup: the
+ * probe reports them as dropped lines).  CPUCYCLES_COUNTER_TABLE comes from
+ * config.h: one COUNTER(name) per counter built and one NOT_BUILT(name,
+ * "name") per counter not built, names with '-' turned into '_'. */
 #include "counter.h"
 
 #define COUNTER(name) extern const struct counter cpucycles_counter_##name;
+#define NOT_BUILT(name, text) \
+  static const struct counter not_built_##name = { text, 0, 0, 0, 0 };
 CPUCYCLES_COUNTER_TABLE
 #undef COUNTER
+#undef NOT_BUILT
 
 #define COUNTER(name) &cpucycles_counter_##name,
+#define NOT_BUILT(name, text) &not_built_##name,
 const struct counter *const cpucycles_counter_table[] = {
   CPUCYCLES_COUNTER_TABLE
   0
 };
 #undef COUNTER
+#undef NOT_BUILT
 
 const int cpucycles_counter_count =
   (int) (sizeof cpucycles_counter_table / sizeof cpucycles_counter_table[0]) - 1;

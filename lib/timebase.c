@@ -27,12 +27,13 @@
 #ifdef HAVE_PPC_GET_TIMEBASE_FREQ
 static long long os_frequency(void)
 {
-  unsigned long long f = __ppc_get_timebase_freq();
+  unsigned long long f = __ppc_get_timebase_freq(); /* 0: not known */
   return f > (unsigned long long) CPUCYCLES_TIMEBASE_MAX_HZ ? -1 : (long long) f;
 }
 #else
 /* The value of the first line "timebase<spaces or tabs>: <digits>\n" of
- * /proc/cpuinfo, or -1. */
+ * /proc/cpuinfo; 0 when there is no such line (or no file), -1 when its
+ * value is not plain digits or too large. */
 static long long os_frequency(void)
 {
   static const char key[] = "timebase";
@@ -42,7 +43,7 @@ static long long os_frequency(void)
   /* An error part way (a read failing, EINTR included) is no value: a
    * number cut short would read as a smaller one. */
   ssize_t n = cpucycles_read_file_start("", "/proc/cpuinfo", buf, sizeof buf - 1, &full);
-  if (n < 0) return -1;
+  if (n < 0) return 0; /* no file (or it failed): no rate known */
   len = (size_t) n;
   buf[len] = 0;
   for (i = 0; i < len; i++) {
@@ -63,13 +64,14 @@ static long long os_frequency(void)
     if (buf[j] != '\n' && (buf[j] != 0 || full)) return -1;
     return f;
   }
-  return -1;
+  return 0;
 }
 #endif
 
 long long cpucycles_timebase_frequency(void)
 {
   long long f = os_frequency();
+  if (f == 0) return 0;
   if (f < CPUCYCLES_TIMEBASE_MIN_HZ || f > CPUCYCLES_TIMEBASE_MAX_HZ) return -1;
   return f;
 }
@@ -80,6 +82,7 @@ int cpucycles_timebase_info(struct counter_info *info)
   if (f < 0) return -1;
   info->kind = COUNTER_OFFCORE;
   info->frequency = f;
+  info->rate_unknown = f == 0;
   info->only32 = 0;
   return 0;
 }

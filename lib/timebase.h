@@ -19,14 +19,18 @@
  * __ppc_get_timebase_freq() (the vDSO's __kernel_get_tbfreq, or the
  * "timebase" line of /proc/cpuinfo); without glibc, that line read here
  * (open/read into a stack buffer, strict decimal parse).  Returns a value
- * between CPUCYCLES_TIMEBASE_MIN_HZ and CPUCYCLES_TIMEBASE_MAX_HZ, or -1. */
+ * between CPUCYCLES_TIMEBASE_MIN_HZ and CPUCYCLES_TIMEBASE_MAX_HZ; 0 when
+ * the OS states none (no such line: qemu-user shows the host's
+ * /proc/cpuinfo); -1 when what it states is implausible. */
 long long cpucycles_timebase_frequency(void);
 
 struct counter_info;
 
 /* What a time-base counter's setup says: off-core, scaled by persecond
- * over cpucycles_timebase_frequency(), 64 bits.  Returns 0, or -1 (info
- * untouched) when the OS gives no plausible frequency. */
+ * over cpucycles_timebase_frequency(), 64 bits; or, when the OS states no
+ * frequency, a timer of unknown rate whose multiplier the probe measures
+ * (rate_unknown), as libcpucycles measures it.  Returns 0, or -1 (info
+ * untouched) when the OS states an implausible frequency. */
 int cpucycles_timebase_info(struct counter_info *info);
 
 #endif

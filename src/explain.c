@@ -4,6 +4,7 @@
 #endif
 
 #include "explain.h"
+#include "multiplier.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -325,6 +326,7 @@ static const char *outcome_name(enum probe_outcome o)
   case PROBE_BACKWARDS: return "backwards";
   case PROBE_STUCK: return "stuck";
   case PROBE_FALLBACK: return "fallback";
+  case PROBE_NOT_BUILT: return "not_built";
   }
   return "unknown";
 }
@@ -479,6 +481,18 @@ static void crashed(const struct explain *e, const struct probe_report *r,
 static void misfit(const struct explain *e, const struct probe_report *r,
                    char *fact, size_t fs, char *action, size_t as)
 {
+  if (r->info.rate_unknown && r->persecond > 0) {
+    if (r->ratio > 0)
+      append(fact, fs, "its rate is not stated here, and the %.6f cycles per "
+             "tick measured (three estimates) come within 0.2 of no k/2^j, "
+             "2^j up to 1024", r->ratio);
+    else
+      append(fact, fs, "its rate is not stated here, and it did not move "
+             "%d ticks in a second to be measured", MULTIPLIER_TICKS);
+    append(action, as, "the timer's frequency, where firmware or the OS "
+           "can state it, would allow it");
+    return;
+  }
   if (r->info.frequency <= 0 || r->persecond <= 0) {
     append(fact, fs, "no usable frequency (%lld Hz against %lld Hz)",
            r->info.frequency, r->persecond);
@@ -486,7 +500,8 @@ static void misfit(const struct explain *e, const struct probe_report *r,
   }
   append(fact, fs, "%lld Hz is not close to k/2^j times ", r->persecond);
   append_mhz(fact, fs, r->info.frequency);
-  append(fact, fs, " (ratio %.6f)", r->ratio);
+  append(fact, fs, " (ratio %.6f: no 2^j up to 1024 brings it within 0.2 "
+         "of an integer)", r->ratio);
   if (strcmp(persecond_source(e), "default") == 0)
     append(action, as, "no frequency source answered (%lld Hz is a guess): "
            "the CPU frequency in /etc/cpucyclespersecond would allow it",
@@ -510,6 +525,8 @@ int explain_counter(const struct explain *e, int i, char *fact,
   switch (r->outcome) {
   case PROBE_WORKS:
     append(fact, factsize, "precision %lld cycles", r->precision);
+    if (r->bump > 0)
+      append(fact, factsize, " (%lld for its place in the order)", r->bump);
     if (chosen && named)
       append(fact, factsize, ", named by CPUCYCLES_COUNTER");
     else if (chosen)
@@ -542,6 +559,10 @@ int explain_counter(const struct explain *e, int i, char *fact,
     if (strcmp(r->name, "amd64-pmcff") == 0)
       append(action, actionsize, "nobody programmed fixed counter 1: a "
              "running perf session or the NMI watchdog counts there");
+    break;
+  case PROBE_NOT_BUILT:
+    append(fact, factsize, "not built into this library (it does not "
+           "compile for this system, or configure left it out)");
     break;
   case PROBE_FALLBACK:
     if (chosen && named)
@@ -692,6 +713,9 @@ static void json_counter(FILE *out, const struct explain *e, int i)
   json_key(out, "precision", &first);
   if (r->outcome == PROBE_WORKS) fprintf(out, "%lld", r->precision);
   else fputs("null", out);
+  json_key(out, "bump", &first);
+  if (r->outcome == PROBE_WORKS) fprintf(out, "%lld", r->bump);
+  else fputs("null", out);
   /* what setup said, when it got that far */
   json_key(out, "kind", &first);
   if (r->outcome == PROBE_WORKS || r->outcome == PROBE_MISFIT
@@ -701,6 +725,8 @@ static void json_counter(FILE *out, const struct explain *e, int i)
   else
     fputs("null", out);
   json_key(out, "frequency", &first); fprintf(out, "%lld", r->info.frequency);
+  json_key(out, "rate_unknown", &first);
+  fputs(r->info.rate_unknown ? "true" : "false", out);
   json_key(out, "ratio", &first); fprintf(out, "%.9g", r->ratio);
   json_key(out, "scaling", &first); fprintf(out, "%.9g", r->scaling);
   json_key(out, "only32", &first); fputs(r->info.only32 ? "true" : "false", out);

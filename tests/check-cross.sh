@@ -22,7 +22,9 @@
 # bench-firstcall's figure (the first call's cost under emulation) is
 # reported, never judged.
 # A test is one program run (cross-smoke, cpucycles-info, bench-firstcall, each Check
-# program).  The last line is "N passed, N failed"; the exit status is
+# program), or the trace's list (trace-list: cpucycles-info's tracesetup
+# lines are libcpucycles' list for the triplet's ISA, shown as
+# "TRIPLET trace: 0 NAME 1 NAME ...").  The last line is "N passed, N failed"; the exit status is
 # nonzero when anything failed.
 #
 # Nothing here assumes emulated timing: under qemu the counters may trap,
@@ -72,6 +74,22 @@ qemu_of() {
     sparc64-*) echo qemu-sparc64 ;;
     loongarch64-*) echo qemu-loongarch64 ;;
     riscv32-*) echo qemu-riscv32 ;;
+    *) return 1 ;;
+  esac
+}
+
+# The prefix of the triplet's counters in libcpucycles' list.
+isa_of() {
+  case $1 in
+    aarch64-*) echo arm64 ;;
+    arm-*) echo arm32 ;;
+    i686-*) echo x86 ;;
+    powerpc-*) echo ppc32 ;;
+    powerpc64le-*|powerpc64-*) echo ppc64 ;;
+    riscv64-*) echo riscv64 ;;
+    s390x-*) echo s390x ;;
+    mips64el-*) echo mips64 ;;
+    sparc64-*) echo sparc64 ;;
     *) return 1 ;;
   esac
 }
@@ -311,6 +329,7 @@ run_triplet() {
     run_one "$t" "$q" cross-smoke "$dir/cross-smoke"
   fi
   run_one "$t" "$q" cpucycles-info "$dir/src/cpucycles-info"
+  check_trace_list "$t"
   run_bench "$t" "$q"
 
   if [ $have_check = no ]; then
@@ -358,6 +377,33 @@ run_one() {
   if [ $verdict = FAIL ]; then
     [ $status -ne 0 ] && echo "exit status $status"
     show_log "$log"
+  fi
+}
+
+# The trace's list, from cpucycles-info's tracesetup lines: libcpucycles'
+# list for the ISA (the ISA's counters and the default-* counters of
+# lib/counters/order, built or not; one marked "own" only where built),
+# then default-zero, at the same indexes as libcpucycles' trace.  Shown
+# per triplet ("TRIPLET trace: 0 NAME 1 NAME ..."), with the ISA configure
+# found, which must be the triplet's.
+check_trace_list() {
+  local t=$1 dir=$build/$1 isa found traced expected
+  isa=$(isa_of "$t") || return 0
+  found=$(sed -n "s/^checking which ISA's counters libcpucycles lists for .*\.\.\. //p" "$dir/configure.log")
+  traced=$(sed -n 's/^cpucycles tracesetup \([0-9]*\) \([^ ]*\) .*/\1 \2/p' "$dir/cpucycles-info.log" | tr '\n' ' ')
+  echo "$t trace: $traced"
+  expected=$(sed -e 's/#.*//' "$srcdir/lib/counters/order" | awk -v isa="$isa" -v traced=" $traced" '
+    NF == 0 { next }
+    { name = $1; prefix = name; sub(/-.*/, "", prefix) }
+    $2 == "own" { if (index(traced, " " name " ")) printf "%d %s ", n++, name; next }
+    prefix == isa || prefix == "default" { printf "%d %s ", n++, name }
+    END { printf "%d default-zero ", n }')
+  if [ "$found" != "$isa" ]; then
+    result "$t" trace-list FAIL "configure found ISA '$found', not $isa"
+  elif [ "$traced" != "$expected" ]; then
+    result "$t" trace-list FAIL "expected: $expected"
+  else
+    result "$t" trace-list PASS "libcpucycles' list for $isa: $(echo "$traced" | wc -w | awk '{print $1 / 2}') lines"
   fi
 }
 

@@ -124,10 +124,10 @@ if d["persecond_sources"][-1]["verdict"] != "accepted":
     fail("the last source tried is not the one accepted")
 
 counter_keys = {"index", "name", "chosen", "outcome", "fact", "action",
-                "precision", "kind", "frequency", "ratio", "scaling", "only32",
-                "signal", "stage", "refusal", "errno", "attempts", "backwards"}
+                "precision", "bump", "kind", "frequency", "rate_unknown", "ratio",
+                "scaling", "only32", "signal", "stage", "refusal", "errno", "attempts", "backwards"}
 outcomes = {"works", "refused", "crashed", "misfit", "backwards", "stuck",
-            "fallback"}
+            "fallback", "not_built"}
 with open(sys.argv[3]) as f:
     names = f.read().split()
 if [c["name"] for c in d["counters"]] != names:
@@ -139,6 +139,8 @@ for i, c in enumerate(d["counters"]):
         fail("counter %r" % c)
     if (c["outcome"] == "works") != (c["precision"] is not None):
         fail("precision %r of a counter that %s" % (c["precision"], c["outcome"]))
+    if (c["outcome"] == "works") != (c["bump"] is not None):
+        fail("bump %r of a counter that %s" % (c["bump"], c["outcome"]))
     if c["outcome"] == "crashed" and (c["signal"] is None or c["stage"] is None):
         fail("crash without signal or stage: %r" % c)
     if c["outcome"] == "refused" and c["refusal"] is None and c["fact"] != "setup refused":

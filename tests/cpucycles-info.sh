@@ -53,6 +53,37 @@ if grep -q '^cpucycles tracesetup ' "$work/out"; then
     fail "implementation $implementation is not among the tracesetup lines"
 fi
 
+# The tracesetup lines are libcpucycles' list for the ISA (configure's
+# CPUCYCLES_ISA): the ISA's counters and the default-* counters of
+# lib/counters/order, in its order, built or not, then default-zero; a
+# counter marked "own" (this library's alone) only where it is built.
+order="${srcdir:-tests}/../lib/counters/order"
+if [ -n "${CPUCYCLES_ISA:-}" ] && [ -f "$order" ]; then
+  traced=$(sed -n 's/^cpucycles tracesetup [0-9]* \([^ ]*\) .*/\1/p' "$work/out" | tr '\n' ' ')
+  expected=$(sed -e 's/#.*//' "$order" | awk -v isa="$CPUCYCLES_ISA" -v traced=" $traced" '
+    NF == 0 { next }
+    { name = $1; prefix = name; sub(/-.*/, "", prefix) }
+    $2 == "own" { if (index(traced, " " name " ")) printf "%s ", name; next }
+    prefix == isa || prefix == "default" { printf "%s ", name }
+    END { printf "default-zero " }')
+  [ "$traced" = "$expected" ] ||
+    fail "tracesetup lines: $traced
+libcpucycles' list for $CPUCYCLES_ISA: $expected"
+  # On x86-64 Linux, the lines and indexes of libcpucycles' own trace.
+  if [ "$CPUCYCLES_ISA" = amd64 ] && [ "$(uname -s)" = Linux ]; then
+    [ "$(grep -c '^cpucycles tracesetup ' "$work/out")" -eq 10 ] ||
+      fail "x86-64 Linux: $(grep -c '^cpucycles tracesetup ' "$work/out") tracesetup lines, libcpucycles prints 10"
+    grep -q '^cpucycles tracesetup 6 default-mach precision 0 scaling 0\.000000 only32 0$' "$work/out" ||
+      fail "x86-64 Linux: no dropped default-mach line at 6"
+    grep -q '^cpucycles tracesetup 7 default-monotonic ' "$work/out" ||
+      fail "x86-64 Linux: default-monotonic not at 7"
+    grep -q '^cpucycles tracesetup 9 default-zero precision 0 scaling 0\.000000 only32 0$' "$work/out" ||
+      fail "x86-64 Linux: default-zero not at 9"
+  fi
+else
+  echo "note: CPUCYCLES_ISA or $order missing: the list is not checked"
+fi
+
 # iqm: exactly 64 signed deviations; the 64 differences they give back
 # (iqm + deviation) have, as interquartile mean, the printed iqm: the mean
 # of the middle 32 once sorted, rounded to the nearest integer.

@@ -46,7 +46,8 @@ static long long fake_read(struct fake *f)
 static int fake_setup(struct fake *f, struct counter_info *info)
 {
   f->setups++;
-  if (f->failure == FAKE_SETUP_REFUSES)
+  if (f->failure == FAKE_SETUP_REFUSES
+      || (f->failure == FAKE_WORKS_ONCE && f->setups > 1))
     return counter_refuse(info, f->info.refusal, f->info.refusal_errno);
   if (f->failure == FAKE_SETUP_SIGSEGV) {
     volatile int *nowhere = 0;

@@ -14,7 +14,8 @@ enum fake_failure {
   FAKE_SETUP_SIGSEGV,   /* setup dereferences a null pointer */
   FAKE_READ_SIGILL,     /* every read raises SIGILL */
   FAKE_DECREASES,       /* reads go down in the first bad_attempts attempts */
-  FAKE_NEVER_MOVES      /* reads always return the same value */
+  FAKE_NEVER_MOVES,     /* reads always return the same value */
+  FAKE_WORKS_ONCE       /* setup works the first time, refuses after */
 };
 
 struct fake {

@@ -108,8 +108,29 @@ START_TEST(every_counter_has_a_line_in_order)
   ck_assert(strstr(printed, "counter fake-1:") < strstr(printed, "counter fake-2:"));
   ck_assert(strstr(printed, "counter fake-2:") < strstr(printed, "counter default-zero:"));
   ck_assert_line("^counter fake-1: chosen: precision 1 cycles, the best");
-  ck_assert_line("^counter fake-2: dropped: precision 7 cycles, not better than fake-1's 1$");
+  ck_assert_line("^counter fake-2: dropped: precision 17 cycles \\(10 for its place in "
+                 "the order\\), not better than fake-1's 1$");
   ck_assert_line("^counter default-zero: dropped: not needed: fake-1 works$");
+}
+END_TEST
+
+/* A counter of libcpucycles' list that was not built here: its line, at
+ * its place, says so, and it adds nothing to the bump of the next. */
+START_TEST(counter_not_built_has_its_line)
+{
+  static const struct counter not_built = { "default-mach", 0, 0, 0, 0 };
+  table[1] = &not_built;
+  fakes[0].steps[0] = 3;
+  fakes[2].steps[0] = 30;
+  explain_table(3, 0);
+  ck_assert_int_eq(e.nreports, 4);
+  ck_assert_int_eq(e.reports[1].index, 1);
+  ck_assert(strstr(printed, "counter fake-0:") < strstr(printed, "counter default-mach:"));
+  ck_assert(strstr(printed, "counter default-mach:") < strstr(printed, "counter fake-2:"));
+  ck_assert_line("^counter default-mach: dropped: not built into this library "
+                 "\\(it does not compile for this system, or configure left it out\\)$");
+  ck_assert_line("^counter fake-2: dropped: precision 40 cycles \\(10 for its place "
+                 "in the order\\), not better than fake-0's 3$");
 }
 END_TEST
 
@@ -162,7 +183,8 @@ START_TEST(real_perf_counter_refused_by_the_kernel)
 #ifdef CPUCYCLES_PERF_AVAILABLE
   int i, n = 0;
   for (i = 0; i < cpucycles_counter_count; i++)
-    if (strstr(cpucycles_counter_table[i]->name, "perf"))
+    if (cpucycles_counter_table[i]->setup  /* built, not only listed */
+        && strstr(cpucycles_counter_table[i]->name, "perf"))
       table[n++] = cpucycles_counter_table[i];
   if (n == 0) return;
   cpucycles_perf_set_opener(refusing_open);
@@ -298,19 +320,47 @@ END_TEST
 START_TEST(misfit_says_the_frequencies)
 {
   fakes[0].info.kind = COUNTER_OFFCORE;
-  fakes[0].info.frequency = 1050000000LL;
-  put("/etc/cpucyclespersecond", "2399987654\n");
+  fakes[0].info.frequency = 72000000LL;
+  put("/etc/cpucyclespersecond", "2400000000\n");
   explain_table(2, 0);
-  ck_assert_line("^counter fake-0: dropped: 2399987654 Hz is not close to "
-                 "k/2\\^j times 1050 MHz \\(ratio 2\\.28570[0-9]*\\); the "
+  ck_assert_line("^counter fake-0: dropped: 2400000000 Hz is not close to "
+                 "k/2\\^j times 72 MHz \\(ratio 33\\.333333: no 2\\^j up to 1024 "
+                 "brings it within 0\\.2 of an integer\\); the "
                  "frequency estimate from /etc/cpucyclespersecond may be wrong");
 
-  /* 1333.3 MHz, against the default estimate */
-  fakes[0].info.frequency = 1333300000LL;
+  /* 720 MHz, against the default estimate: 3.3333 */
+  fakes[0].info.frequency = 720000000LL;
   put("/etc/cpucyclespersecond", "x\n");
   explain_table(2, 0);
   ck_assert_line("^counter fake-0: dropped: 2399987654 Hz is not close to "
-                 "k/2\\^j times 1333\\.3 MHz .*; no frequency source answered");
+                 "k/2\\^j times 720 MHz .*; no frequency source answered");
+}
+END_TEST
+
+/* A timer of unknown rate whose measured multiplier fits no k/2^j, and
+ * one that did not move enough to be measured. */
+START_TEST(misfit_of_a_measured_timer)
+{
+  fakes[0].info.kind = COUNTER_OFFCORE;
+  fakes[0].info.rate_unknown = 1;
+  e.reports[0].info = fakes[0].info;
+  e.reports[0].outcome = PROBE_MISFIT;
+  e.reports[0].persecond = 2400000000LL;
+  e.reports[0].ratio = 33.333333;
+  e.reports[0].name = "fake-0";
+  e.count = 1;
+  e.nreports = 1;
+  e.chosen = -1;
+  print_text();
+  ck_assert_line("^counter fake-0: dropped: its rate is not stated here, and "
+                 "the 33\\.333333 cycles per tick measured \\(three estimates\\) "
+                 "come within 0\\.2 of no k/2\\^j, 2\\^j up to 1024; the "
+                 "timer's frequency, where firmware or the OS can state it, "
+                 "would allow it$");
+  e.reports[0].ratio = 0;
+  print_text();
+  ck_assert_line("^counter fake-0: dropped: its rate is not stated here, and "
+                 "it did not move 1000 ticks in a second to be measured; ");
 }
 END_TEST
 
@@ -332,8 +382,8 @@ START_TEST(names_and_default_zero)
   fakes[0].steps[0] = 1;
   fakes[1].steps[0] = 5;
   explain_table(2, "fake-1");
-  ck_assert_line("^counter fake-1: chosen: precision 5 cycles, named by "
-                 "CPUCYCLES_COUNTER$");
+  ck_assert_line("^counter fake-1: chosen: precision 15 cycles \\(10 for its "
+                 "place in the order\\), named by CPUCYCLES_COUNTER$");
   ck_assert_line("^counter fake-0: dropped: precision 1 cycles, but "
                  "CPUCYCLES_COUNTER names fake-1$");
 
@@ -477,6 +527,8 @@ static Suite *explain_suite(void)
   TCase *t = tcase_create("explain");
   tcase_add_checked_fixture(t, setup, teardown);
   tcase_add_test(t, every_counter_has_a_line_in_order);
+  tcase_add_test(t, counter_not_built_has_its_line);
+  tcase_add_test(t, misfit_of_a_measured_timer);
   tcase_add_test(t, perf_refusal_says_paranoid_and_the_action);
   tcase_add_test(t, real_perf_counter_refused_by_the_kernel);
   tcase_add_test(t, rdpmc_refusals);

@@ -46,7 +46,8 @@ static const struct counter *find_counter(const char *name)
 {
   int i;
   for (i = 0; i < cpucycles_counter_count; i++)
-    if (strcmp(cpucycles_counter_table[i]->name, name) == 0)
+    if (cpucycles_counter_table[i]->setup  /* built, not only listed */
+        && strcmp(cpucycles_counter_table[i]->name, name) == 0)
       return cpucycles_counter_table[i];
   return 0;
 }

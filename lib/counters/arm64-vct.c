@@ -6,7 +6,9 @@
  * the architecture does not check it, and firmware has been known to leave
  * it 0 or wrong, so setup believes it only inside a plausible range (1 MHz
  * to 10 GHz: common values are 19.2, 24, 25, 50, 100 MHz and, from ARMv8.6,
- * 1 GHz).  Linux sets CNTKCTL_EL1.EL0VCTEN, so user mode may read both
+ * 1 GHz) and refuses another value; where it is 0 (not programmed), the
+ * timer's rate is unknown and the probe measures its multiplier, as
+ * libcpucycles does for every timer.  Linux sets CNTKCTL_EL1.EL0VCTEN, so user mode may read both
  * registers on every Linux kernel; a kernel that does not would send SIGILL,
  * which the probe catches.  The isb keeps the read from being taken early,
  * as the kernel's own __arch_counter_get_cntvct() does. */
@@ -36,11 +38,12 @@ static long long vct_frequency(void)
 static int vct_setup(struct counter_info *info)
 {
   long long f = vct_frequency();
-  if (f < VCT_MIN_HZ || f > VCT_MAX_HZ)
+  if (f != 0 && (f < VCT_MIN_HZ || f > VCT_MAX_HZ))
     return counter_refuse(info, "CNTFRQ_EL0 holds an implausible frequency", 0);
   vct_read();
   info->kind = COUNTER_OFFCORE;
   info->frequency = f;
+  info->rate_unknown = f == 0;
   info->only32 = 0;
   return 0;
 }

@@ -6,7 +6,9 @@
  * calc_const_freq() computes it: word 2 bit 14 (LLFTP) says the constant
  * timer exists, word 4 is its base frequency in Hz, word 5 holds a
  * multiplier (bits 15:0) and divisor (bits 31:16); frequency =
- * base * mul / div, believed only between 1 MHz and 10 GHz.
+ * base * mul / div, believed only between 1 MHz and 10 GHz.  Where CPUCFG
+ * gives none (a zero word), the rate is unknown and the probe measures
+ * the multiplier, as libcpucycles does for every timer.
  *
  * Written from the LoongArch reference manual and Linux's
  * arch/loongarch/kernel/time.c.  Debian 12 has no LoongArch gcc or C
@@ -43,14 +45,13 @@ static int rdtime_setup(struct counter_info *info)
   base = cpucfg(4);
   mul = cpucfg(5) & 0xffff;
   div = cpucfg(5) >> 16;
-  if (base == 0 || mul == 0 || div == 0)
-    return counter_refuse(info, "CPUCFG gives no timer frequency", 0);
-  f = base * mul / div;
-  if (f < RDTIME_MIN_HZ || f > RDTIME_MAX_HZ)
+  f = base == 0 || mul == 0 || div == 0 ? 0 : base * mul / div;
+  if (f != 0 && (f < RDTIME_MIN_HZ || f > RDTIME_MAX_HZ))
     return counter_refuse(info, "CPUCFG gives an implausible timer frequency", 0);
   rdtime_read();
   info->kind = COUNTER_OFFCORE;
   info->frequency = (long long) f;
+  info->rate_unknown = f == 0;
   info->only32 = 0;
   return 0;
 }

@@ -9,7 +9,9 @@
  * ppc64: cpucycles_timebase_frequency() in lib/timebase.c asks glibc's
  * __ppc_get_timebase_freq() (the vDSO's __kernel_get_tbfreq, or the
  * "timebase" line of /proc/cpuinfo) or, without glibc, reads that line
- * itself; the value is believed only between 1 MHz and 10 GHz.  mftb is
+ * itself; the value is believed only between 1 MHz and 10 GHz.  Where the
+ * OS states none (qemu-user shows the host's /proc/cpuinfo), the probe
+ * measures the multiplier, as libcpucycles does.  mftb is
  * unprivileged on every PowerPC. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -37,12 +39,13 @@ static long long mftb_read(void)
   return (long long) (((unsigned long long) hi << 32) | lo);
 }
 
-/* Off-core, scaled by the OS's time-base frequency; then one mftb, which
- * cannot fault (unprivileged), for the form's sake. */
+/* Off-core, scaled by the OS's time-base frequency (measured by the probe
+ * where the OS states none); then one mftb, which cannot fault
+ * (unprivileged), for the form's sake. */
 static int mftb_setup(struct counter_info *info)
 {
   if (cpucycles_timebase_info(info) != 0)
-    return counter_refuse(info, "no plausible time-base frequency", 0);
+    return counter_refuse(info, "the OS states an implausible time-base frequency", 0);
   mftb_read();
   return 0;
 }

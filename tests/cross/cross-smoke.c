@@ -94,6 +94,10 @@ static void each_counter(long long persecond)
     struct choice choice;
     char what[160];
     long long (*fn)(void);
+    if (!c->setup) {
+      printf("  %s: in libcpucycles' list, not built here\n", c->name);
+      continue;
+    }
     if (cpucycles_select(&cpucycles_counter_table[i], 1, persecond, 0, trace,
                          0, &choice) < 0) {
       printf("  %s: dropped by the probe here\n", c->name);
