@@ -313,6 +313,10 @@ long long (*cpucycles_adapter_for(const struct choice *choice,
 {
   const struct counter *c = choice->counter;
   long long frequency = choice->info.frequency;
+  /* A timer whose rate nobody states was kept with a measured multiplier
+   * (cycles per tick): its rate is persecond over that, to the hertz. */
+  if (frequency <= 0 && choice->info.rate_unknown && choice->scaling > 0 && persecond > 0)
+    frequency = (long long) ((double) persecond / choice->scaling + 0.5);
   /* The probe scales a counter with a frequency by persecond/frequency
    * and drops it where either is not positive; 1 when it counts cycles. */
   int counts_cycles = frequency <= 0 || persecond <= 0 || frequency == persecond;

@@ -75,7 +75,10 @@ long long cpucycles_clock_usec(void);
  * in 64 bits (no frequency, or one equal to persecond), else a wrapper.
  * persecond is the CPU frequency estimate.  A counter with a frequency is
  * scaled by exactly persecond / choice->info.frequency (choice->scaling
- * is that ratio rounded to a double, for the trace): the wrapper returns
+ * is that ratio rounded to a double, for the trace); a timer of unknown
+ * rate (info.rate_unknown) with the multiplier the probe measured in
+ * choice->scaling, by persecond / rate, where rate is persecond / scaling
+ * rounded to the hertz.  The wrapper returns
  * floor((ticks - ticks at installation) * persecond / frequency), exactly
  * for ticks from 2^61 before the installation's to 2^63 after it (so a
  * reading behind it is negative), the result modulo 2^64 (as a

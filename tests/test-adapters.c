@@ -463,6 +463,24 @@ START_TEST(unscaled_64bit_counter_is_called_directly)
 }
 END_TEST
 
+/* A timer whose rate nobody states (CNTFRQ_EL0 0, no time-base
+ * frequency): the probe measured its multiplier, 41.5 cycles per tick;
+ * the wrapper scales by it, although no frequency is known. */
+START_TEST(measured_multiplier_is_applied)
+{
+  struct choice c = { &nanoclock, { .kind = COUNTER_OFFCORE, .rate_unknown = 1 }, 41.5, 141 };
+  long long (*fn)(void);
+  slow_ns = 123456789;
+  fn = cpucycles_adapter_for(&c, 2490000000LL); /* a 60 MHz timer */
+  ck_assert(fn != nanoclock.read);
+  ck_assert_int_eq(fn(), 0);
+  slow_ns += 2;
+  ck_assert_int_eq(fn(), 83);
+  slow_ns += 60000000LL * 3600 * 24 * 365; /* a year of ticks later */
+  ck_assert_int_eq(fn(), 83 + 2490000000LL * 3600 * 24 * 365);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("adapters");
@@ -486,6 +504,7 @@ int main(void)
   tcase_add_test(t, scaled_wrapper_exact_for_any_ratio);
   tcase_add_test(t, exact_scale_both_ways_match_reference);
   tcase_add_test(t, unscaled_64bit_counter_is_called_directly);
+  tcase_add_test(t, measured_multiplier_is_applied);
   suite_add_tcase(s, t);
   return run_suite(s);
 }
