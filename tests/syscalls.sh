@@ -100,10 +100,14 @@ run() {
 
 run probe
 run traced "" trace
-# The counters built in, as the trace names them: each must have a row,
-# and each is named in turn (one that does not work here is the probe
-# again, checked as such).
-built=$(sed -n 's/^cpucycles tracesetup [0-9]* \([^ ]*\) .*/\1/p' "$tmp/out")
+# The counters built in, as the trace names them, less those it lists
+# only because libcpucycles' list for the ISA has them (NOT_BUILT in
+# config.h's table): each must have a row, and each is named in turn (one
+# that does not work here is the probe again, checked as such).
+unbuilt=$(grep -o 'NOT_BUILT([a-z0-9_]*, "[^"]*")' "${top_builddir:-.}/config.h" 2>/dev/null |
+          sed 's/.*"\(.*\)")/\1/')
+built=$(sed -n 's/^cpucycles tracesetup [0-9]* \([^ ]*\) .*/\1/p' "$tmp/out" |
+        grep -vxF "$(printf '%s\n' $unbuilt '#none')")
 [ -n "$built" ] || { echo "FAIL: no trace from the client"; exit 1; }
 for c in $built; do
   printf '%s\n' $counters | grep -qx "$c" ||
