@@ -44,7 +44,7 @@ static volatile int tracing;
  * buffer for stdout when the caller has not printed yet. */
 static void trace_line(const struct probe_report *r, void *unused)
 {
-  char line[256];
+  char line[512]; /* room for any double in "%f" (up to 317 characters) */
   int len;
   (void) unused;
   fflush(stdout);

@@ -74,6 +74,21 @@ static const char *read_word(const char *root, const char *path, char *buf,
   return buf;
 }
 
+/* Formats onto the end of buf's string, cutting what does not fit. */
+static void append(char *buf, size_t size, const char *fmt, ...)
+  __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t size, const char *fmt, ...)
+{
+  size_t used = strlen(buf);
+  va_list ap;
+  if (used + 1 >= size) return;
+  va_start(ap, fmt);
+  vsnprintf(buf + used, size - used, fmt, ap);
+  va_end(ap);
+}
+
+static void warn(struct explain *e, const char *key, const char *fmt, ...)
+  __attribute__((format(printf, 3, 4)));
 static void warn(struct explain *e, const char *key, const char *fmt, ...)
 {
   va_list ap;
@@ -87,6 +102,7 @@ static void warn(struct explain *e, const char *key, const char *fmt, ...)
 }
 
 #define SYSCPU "/sys/devices/system/cpu"
+#define PMUDIR "/sys/bus/event_source/devices"
 
 /* Governors other than performance and userspace (which pins a set
  * frequency) move the clock with the load. */
@@ -146,21 +162,20 @@ static void warn_turbo(struct explain *e)
  * in frequency. */
 static void warn_hybrid(struct explain *e)
 {
-  char list[224] = "", cpus[3][48], path[128];
+  /* A PMU's name fills at most its array (pmu.h): the path always fits. */
+  char path[sizeof PMUDIR + sizeof e->pmus[0].name + sizeof "/cpus"];
+  char list[224] = "", cpus[3][48];
   int i, n = e->core_pmus < CPUCYCLES_PMU_MAX ? e->core_pmus : CPUCYCLES_PMU_MAX;
-  size_t at = 0;
 
   if (e->core_pmus < 2) return;
   for (i = 0; i < n && i < 3; i++) {
-    snprintf(path, sizeof path, "/sys/bus/event_source/devices/%s/cpus",
-             e->pmus[i].name);
+    snprintf(path, sizeof path, PMUDIR "/%.*s/cpus",
+             (int) sizeof e->pmus[i].name - 1, e->pmus[i].name);
     read_word(e->root, path, cpus[i], sizeof cpus[i]);
-    if (at < sizeof list)
-      at += (size_t) snprintf(list + at, sizeof list - at, "%s%s (CPUs %s)",
-                              i == 0 ? "" : i == n - 1 ? " and " : ", ",
-                              e->pmus[i].name, cpus[i]);
+    append(list, sizeof list, "%s%s (CPUs %s)",
+           i == 0 ? "" : i == n - 1 ? " and " : ", ", e->pmus[i].name, cpus[i]);
   }
-  if (n > 3 && at < sizeof list) snprintf(list + at, sizeof list - at, ", ...");
+  if (n > 3) append(list, sizeof list, ", ...");
   warn(e, "hybrid",
        "a hybrid CPU with %d core types, %s: the same code takes different "
        "numbers of cycles on each; pin a benchmark to one (taskset -c %s)",
@@ -340,16 +355,6 @@ static const char *verdict_name(enum persecond_verdict v)
   case PERSECOND_ACCEPTED: return "accepted";
   }
   return "unknown";
-}
-
-static void append(char *buf, size_t size, const char *fmt, ...)
-{
-  size_t used = strlen(buf);
-  va_list ap;
-  if (used + 1 >= size) return;
-  va_start(ap, fmt);
-  vsnprintf(buf + used, size - used, fmt, ap);
-  va_end(ap);
 }
 
 static void append_errno(char *buf, size_t size, int err)
