@@ -259,7 +259,7 @@ int cpucycles_works_signal(void (*fn)(void *), void *arg, int *stopped_by)
 {
   sigset_t saved_mask, pending, unblock;
   volatile int result = -1;
-  int i;
+  volatile int i; /* used on both sides of sigsetjmp (gcc -Wclobbered) */
 
   if (stopped_by) *stopped_by = 0;
 
