@@ -85,7 +85,7 @@ static int flush_stdout_without_waiting(void)
 
 static void trace_line(const struct probe_report *r, void *unused)
 {
-  char line[256];
+  char line[512]; /* room for any double in "%f" (up to 317 characters) */
   int len;
   (void) unused;
   len = snprintf(line, sizeof line,

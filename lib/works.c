@@ -258,7 +258,8 @@ int cpucycles_works_signal(void (*fn)(void *), void *arg, int *stopped_by)
 {
   sigset_t saved_mask, pending, unblock;
   volatile int result = -1;
-  int i, blocked = 0;
+  volatile int i; /* used on both sides of sigsetjmp (gcc -Wclobbered) */
+  int blocked = 0;
 
   if (stopped_by) *stopped_by = 0;
 

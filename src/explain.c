@@ -75,6 +75,21 @@ static const char *read_word(const char *root, const char *path, char *buf,
   return buf;
 }
 
+/* Formats onto the end of buf's string, cutting what does not fit. */
+static void append(char *buf, size_t size, const char *fmt, ...)
+  __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t size, const char *fmt, ...)
+{
+  size_t used = strlen(buf);
+  va_list ap;
+  if (used + 1 >= size) return;
+  va_start(ap, fmt);
+  vsnprintf(buf + used, size - used, fmt, ap);
+  va_end(ap);
+}
+
+static void warn(struct explain *e, const char *key, const char *fmt, ...)
+  __attribute__((format(printf, 3, 4)));
 static void warn(struct explain *e, const char *key, const char *fmt, ...)
 {
   va_list ap;
@@ -88,6 +103,7 @@ static void warn(struct explain *e, const char *key, const char *fmt, ...)
 }
 
 #define SYSCPU "/sys/devices/system/cpu"
+#define PMUDIR "/sys/bus/event_source/devices"
 
 /* Governors other than performance and userspace (which pins a set
  * frequency) move the clock with the load. */
@@ -147,21 +163,20 @@ static void warn_turbo(struct explain *e)
  * in frequency. */
 static void warn_hybrid(struct explain *e)
 {
-  char list[224] = "", cpus[3][48], path[128];
+  /* A PMU's name fills at most its array (pmu.h): the path always fits. */
+  char path[sizeof PMUDIR + sizeof e->pmus[0].name + sizeof "/cpus"];
+  char list[224] = "", cpus[3][48];
   int i, n = e->core_pmus < CPUCYCLES_PMU_MAX ? e->core_pmus : CPUCYCLES_PMU_MAX;
-  size_t at = 0;
 
   if (e->core_pmus < 2) return;
   for (i = 0; i < n && i < 3; i++) {
-    snprintf(path, sizeof path, "/sys/bus/event_source/devices/%s/cpus",
-             e->pmus[i].name);
+    snprintf(path, sizeof path, PMUDIR "/%.*s/cpus",
+             (int) sizeof e->pmus[i].name - 1, e->pmus[i].name);
     read_word(e->root, path, cpus[i], sizeof cpus[i]);
-    if (at < sizeof list)
-      at += (size_t) snprintf(list + at, sizeof list - at, "%s%s (CPUs %s)",
-                              i == 0 ? "" : i == n - 1 ? " and " : ", ",
-                              e->pmus[i].name, cpus[i]);
+    append(list, sizeof list, "%s%s (CPUs %s)",
+           i == 0 ? "" : i == n - 1 ? " and " : ", ", e->pmus[i].name, cpus[i]);
   }
-  if (n > 3 && at < sizeof list) snprintf(list + at, sizeof list - at, ", ...");
+  if (n > 3) append(list, sizeof list, ", ...");
   warn(e, "hybrid",
        "a hybrid CPU with %d core types, %s: the same code takes different "
        "numbers of cycles on each; pin a benchmark to one (taskset -c %s)",
@@ -344,16 +359,6 @@ static const char *verdict_name(enum persecond_verdict v)
   return "unknown";
 }
 
-static void append(char *buf, size_t size, const char *fmt, ...)
-{
-  size_t used = strlen(buf);
-  va_list ap;
-  if (used + 1 >= size) return;
-  va_start(ap, fmt);
-  vsnprintf(buf + used, size - used, fmt, ap);
-  va_end(ap);
-}
-
 static void append_errno(char *buf, size_t size, int err)
 {
   const char *n = errno_name(err);
@@ -512,6 +517,38 @@ static void misfit(const struct explain *e, const struct probe_report *r,
            persecond_source(e));
 }
 
+/* The first other working counter whose precision equals counter i's, or
+ * -1: the probe chose i over it by the order alone. */
+static int tied_with(const struct explain *e, int i)
+{
+  int j;
+  for (j = 0; j < e->count && j < e->nreports; j++)
+    if (j != i && e->reports[j].outcome == PROBE_WORKS
+        && e->reports[j].precision == e->reports[i].precision)
+      return j;
+  return -1;
+}
+
+/* The report of the counter CPUCYCLES_COUNTER names (default-zero's
+ * included), or -1 when it names none of them. */
+static int named_report(const struct explain *e)
+{
+  int i;
+  if (!e->named) return -1;
+  for (i = 0; i < e->nreports; i++)
+    if (strcmp(e->reports[i].name, e->named) == 0) return i;
+  return -1;
+}
+
+enum explain_named explain_named_outcome(const struct explain *e)
+{
+  int i = named_report(e);
+  if (!e->named) return EXPLAIN_NAMED_NONE;
+  if (i < 0) return EXPLAIN_NAMED_UNKNOWN;
+  if (i == e->count ? e->chosen < 0 : i == e->chosen) return EXPLAIN_NAMED_USED;
+  return EXPLAIN_NAMED_REFUSED;
+}
+
 int explain_counter(const struct explain *e, int i, char *fact,
                     size_t factsize, char *action, size_t actionsize)
 {
@@ -527,11 +564,15 @@ int explain_counter(const struct explain *e, int i, char *fact,
     append(fact, factsize, "precision %lld cycles", r->precision);
     if (r->bump > 0)
       append(fact, factsize, " (%lld for its place in the order)", r->bump);
-    if (chosen && named)
+    if (chosen && named) {
       append(fact, factsize, ", named by CPUCYCLES_COUNTER");
-    else if (chosen)
-      append(fact, factsize, ", the best (the earliest on a tie)");
-    else if (named)
+    } else if (chosen) {
+      int tie = tied_with(e, i);
+      append(fact, factsize, ", the best");
+      if (tie >= 0)
+        append(fact, factsize, " (%s ties at %lld: the earlier in the order "
+               "wins)", e->reports[tie].name, r->precision);
+    } else if (named)
       append(fact, factsize, ", but CPUCYCLES_COUNTER names %s", winner);
     else if (e->chosen >= 0)
       append(fact, factsize, ", not better than %s's %lld", winner,
@@ -626,11 +667,69 @@ static void print_source_reason(FILE *out, const struct explain_source *s)
   }
 }
 
+/* CPUCYCLES_COUNTER's value as one word that cannot break a line: bytes
+ * other than letters, digits and ._+- as \xNN, at most 64 of them. */
+static void print_name(FILE *out, const char *name)
+{
+  size_t i;
+  if (!*name) {
+    fputs("\"\"", out);
+    return;
+  }
+  for (i = 0; name[i] && i < 64; i++) {
+    unsigned char c = (unsigned char) name[i];
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+        || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '+'
+        || c == '-')
+      fputc(c, out);
+    else
+      fprintf(out, "\\x%02x", c);
+  }
+  if (name[i]) fputs("...", out);
+}
+
+/* What became of CPUCYCLES_COUNTER, when it is set. */
+static void print_named(FILE *out, const struct explain *e)
+{
+  const char *winner = e->chosen >= 0 ? e->reports[e->chosen].name
+                                      : "default-zero";
+  char fact[512], action[512];
+  int i;
+
+  fputs("override ", out);
+  print_name(out, e->named);
+  switch (explain_named_outcome(e)) {
+  case EXPLAIN_NAMED_NONE:
+    break;
+  case EXPLAIN_NAMED_USED:
+    fputs(e->chosen < 0 ? ": used: CPUCYCLES_COUNTER names it\n"
+                        : ": used: CPUCYCLES_COUNTER names it and it works\n", out);
+    break;
+  case EXPLAIN_NAMED_UNKNOWN:
+    if (!*e->named) {
+      fprintf(out, ": ignored: CPUCYCLES_COUNTER is empty; the probe chose %s "
+              "as without it\n", winner);
+      break;
+    }
+    fputs(": ignored: no counter of that name is built into this library (", out);
+    for (i = 0; i < e->nreports; i++)
+      fprintf(out, "%s%s", i ? ", " : "", e->reports[i].name);
+    fprintf(out, "); the probe chose %s as without CPUCYCLES_COUNTER\n", winner);
+    break;
+  case EXPLAIN_NAMED_REFUSED:
+    explain_counter(e, named_report(e), fact, sizeof fact, action, sizeof action);
+    fprintf(out, ": refused: it does not work here (%s); the probe chose %s "
+            "as without CPUCYCLES_COUNTER\n", fact, winner);
+    break;
+  }
+}
+
 void explain_print_text(FILE *out, const struct explain *e)
 {
   char fact[512], action[512];
   int i;
 
+  if (e->named) print_named(out, e);
   for (i = 0; i < e->nreports; i++) {
     int chosen = explain_counter(e, i, fact, sizeof fact, action, sizeof action);
     fprintf(out, "counter %s: %s: %s%s%s\n", e->reports[i].name,
@@ -679,11 +778,22 @@ static void json_cstring(FILE *out, const char *s)
   else fputs("null", out);
 }
 
+static const char *named_outcome_name(enum explain_named n)
+{
+  switch (n) {
+  case EXPLAIN_NAMED_NONE: return 0;
+  case EXPLAIN_NAMED_USED: return "used";
+  case EXPLAIN_NAMED_UNKNOWN: return "unknown";
+  case EXPLAIN_NAMED_REFUSED: return "refused";
+  }
+  return 0;
+}
+
 static void json_key(FILE *out, const char *key, int *first)
 {
   if (!*first) fputc(',', out);
   *first = 0;
-  fputs("\n    ", out);
+  fputs("\n      ", out);
   json_cstring(out, key);
   fputs(": ", out);
 }
@@ -701,7 +811,7 @@ static void json_counter(FILE *out, const struct explain *e, int i)
   int chosen = explain_counter(e, i, fact, sizeof fact, action, sizeof action);
   int first = 1;
 
-  fputs("  {", out);
+  fputs("    {", out);
   json_key(out, "index", &first); fprintf(out, "%d", r->index);
   json_key(out, "name", &first); json_cstring(out, r->name);
   json_key(out, "chosen", &first); fputs(chosen ? "true" : "false", out);
@@ -752,13 +862,13 @@ static void json_counter(FILE *out, const struct explain *e, int i)
   }
   json_key(out, "attempts", &first); fprintf(out, "%d", r->attempts);
   json_key(out, "backwards", &first); fprintf(out, "%d", r->backwards);
-  fputs("\n  }", out);
+  fputs("\n    }", out);
 }
 
 static void json_source(FILE *out, const struct explain_source *s)
 {
   int first = 1;
-  fputs("  {", out);
+  fputs("    {", out);
   json_key(out, "source", &first); json_cstring(out, s->source);
   json_key(out, "verdict", &first); json_cstring(out, verdict_name(s->verdict));
   json_key(out, "text", &first);
@@ -776,43 +886,46 @@ static void json_source(FILE *out, const struct explain_source *s)
   json_key(out, "value", &first);
   if (s->verdict == PERSECOND_ACCEPTED) fprintf(out, "%lld", s->value);
   else fputs("null", out);
-  fputs("\n  }", out);
+  fputs("\n    }", out);
 }
 
 void explain_print_json(FILE *out, const struct explain *e, const char *version)
 {
   int i;
 
-  fputs("{\n", out);
-  fputs("\"version\": ", out); json_cstring(out, version);
-  fputs(",\n\"implementation\": ", out);
+  /* Indented by two per level: the top-level keys, then the arrays'
+   * objects, then their keys. */
+  fputs("{\n  \"version\": ", out); json_cstring(out, version);
+  fputs(",\n  \"implementation\": ", out);
   json_cstring(out, e->chosen >= 0 ? e->reports[e->chosen].name
                                    : "default-zero");
-  fputs(",\n\"named\": ", out); json_cstring(out, e->named);
-  fprintf(out, ",\n\"persecond\": %lld", e->persecond);
-  fputs(",\n\"persecond_source\": ", out); json_cstring(out, persecond_source(e));
-  fputs(",\n\"persecond_sources\": [", out);
+  fputs(",\n  \"named\": ", out); json_cstring(out, e->named);
+  fputs(",\n  \"named_outcome\": ", out);
+  json_cstring(out, named_outcome_name(explain_named_outcome(e)));
+  fprintf(out, ",\n  \"persecond\": %lld", e->persecond);
+  fputs(",\n  \"persecond_source\": ", out); json_cstring(out, persecond_source(e));
+  fputs(",\n  \"persecond_sources\": [", out);
   for (i = 0; i < e->nsources; i++) {
     fputs(i ? ",\n" : "\n", out);
     json_source(out, &e->sources[i]);
   }
-  fputs("\n],\n\"counters\": [", out);
+  fputs("\n  ],\n  \"counters\": [", out);
   for (i = 0; i < e->nreports; i++) {
     fputs(i ? ",\n" : "\n", out);
     json_counter(out, e, i);
   }
-  fputs("\n],\n\"kernel\": {", out);
-  fputs("\n  \"perf_event_paranoid\": ", out); json_setting(out, e->paranoid);
-  fputs(",\n  \"rdpmc\": ", out); json_setting(out, e->rdpmc);
-  fputs(",\n  \"perf_user_access\": ", out);
+  fputs("\n  ],\n  \"kernel\": {", out);
+  fputs("\n    \"perf_event_paranoid\": ", out); json_setting(out, e->paranoid);
+  fputs(",\n    \"rdpmc\": ", out); json_setting(out, e->rdpmc);
+  fputs(",\n    \"perf_user_access\": ", out);
   json_setting(out, e->perf_user_access);
-  fputs("\n},\n\"warnings\": [", out);
+  fputs("\n  },\n  \"warnings\": [", out);
   for (i = 0; i < e->nwarnings; i++) {
-    fputs(i ? ",\n  {\"key\": " : "\n  {\"key\": ", out);
+    fputs(i ? ",\n    {\"key\": " : "\n    {\"key\": ", out);
     json_cstring(out, e->warnings[i].key);
     fputs(", \"text\": ", out);
     json_cstring(out, e->warnings[i].text);
     fputc('}', out);
   }
-  fputs("\n]\n}\n", out);
+  fputs("\n  ]\n}\n", out);
 }

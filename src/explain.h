@@ -82,6 +82,15 @@ int explain_collect(struct explain *e, const char *root,
 int explain_counter(const struct explain *e, int i, char *fact,
                     size_t factsize, char *action, size_t actionsize);
 
+/* What became of CPUCYCLES_COUNTER (e->named). */
+enum explain_named {
+  EXPLAIN_NAMED_NONE,         /* not set */
+  EXPLAIN_NAMED_USED,         /* its counter works and was chosen */
+  EXPLAIN_NAMED_UNKNOWN,      /* no counter of the table, nor default-zero */
+  EXPLAIN_NAMED_REFUSED       /* its counter failed: the probe chose */
+};
+enum explain_named explain_named_outcome(const struct explain *e);
+
 /* cpucycles-info(1) describes both formats. */
 void explain_print_text(FILE *out, const struct explain *e);
 void explain_print_json(FILE *out, const struct explain *e,

@@ -10,11 +10,13 @@
 #include <config.h>
 #endif
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "open-counters.h"
@@ -282,10 +284,70 @@ static void print_notes(const struct open_config *config, int user_access_presen
   }
 }
 
+#define EVENT_SOURCES "/sys/bus/event_source/devices"
+
+/* Whether the kernel offers perf a hardware PMU of the CPU: 1 or 0, or -1
+ * when this cannot tell (no listing of event sources, or an architecture
+ * whose PMU names are not known here).  On x86 the PMU is cpu (cpu_core
+ * and cpu_atom on a hybrid CPU), where the rdpmc switch lives; on Arm each
+ * core PMU has a cpus file; RISC-V's SBI PMU is cpu.  A virtual machine
+ * without a virtual PMU lists only software sources (software,
+ * tracepoint, breakpoint, msr, ...). */
+static int pmu_exposed(const struct open_config *config)
+{
+  char dir[4096], path[4096 + 512];
+  struct dirent *entry;
+  struct stat st;
+  DIR *d;
+  int found = 0;
+
+  if (config->arch == OPEN_ARCH_OTHER) return -1;
+  if ((size_t) snprintf(dir, sizeof dir, "%s%s", config->root, EVENT_SOURCES) >= sizeof dir)
+    return -1;
+  d = opendir(dir);
+  if (!d) return -1;
+  while (!found && (entry = readdir(d)) != 0) {
+    const char *name = entry->d_name;
+    if (name[0] == '.') continue;
+    switch (config->arch) {
+    case OPEN_ARCH_X86:
+      found = strcmp(name, "cpu") == 0 || strcmp(name, "cpu_core") == 0
+              || strcmp(name, "cpu_atom") == 0;
+      break;
+    case OPEN_ARCH_RISCV:
+      found = strcmp(name, "cpu") == 0;
+      break;
+    case OPEN_ARCH_ARM32:
+    case OPEN_ARCH_ARM64:
+      found = (size_t) snprintf(path, sizeof path, "%s/%s/cpus", dir, name) < sizeof path
+              && stat(path, &st) == 0;
+      break;
+    case OPEN_ARCH_OTHER:
+      break;
+    }
+  }
+  closedir(d);
+  return found;
+}
+
+/* Says that no setting can help where the CPU's PMU is not there. */
+static void print_no_pmu(const struct open_config *config, FILE *out)
+{
+  fprintf(out, "note: no hardware performance counters here: %s has no %s (a virtual "
+          "machine without a virtual PMU, or a kernel without the PMU's driver): the "
+          "perf counters%s cannot work whatever the settings say; the %s need no "
+          "change\n", EVENT_SOURCES,
+          config->arch == OPEN_ARCH_X86 ? "cpu, cpu_core or cpu_atom"
+          : config->arch == OPEN_ARCH_RISCV ? "cpu" : "PMU that lists its CPUs",
+          config->arch == OPEN_ARCH_X86 ? " and RDPMC" : "",
+          config->arch == OPEN_ARCH_X86 ? "time-stamp counter and the OS clocks"
+          : "timers and the OS clocks");
+}
+
 int open_counters_run(const struct open_config *config, FILE *out, FILE *err)
 {
   size_t i;
-  int changed = 0, pending = 0, failed = 0, user_access_present = 0;
+  int changed = 0, pending = 0, failed = 0, user_access_present = 0, no_pmu;
 
   if (!config->privileged && !config->dry_run) {
     failure(out, err, "must be run as root: it writes kernel settings; "
@@ -300,12 +362,16 @@ int open_counters_run(const struct open_config *config, FILE *out, FILE *err)
     if (r == WOULD_CHANGE) pending++;
     if (r == FAILED) failed++;
   }
+  no_pmu = pmu_exposed(config) == 0;
   print_notes(config, user_access_present, out);
+  if (no_pmu) print_no_pmu(config, out);
   if (changed)
     fprintf(out, "these changes last until the next reboot; the undo commands above "
             "restore the old values sooner\n");
   if (config->dry_run && pending)
     fprintf(out, "dry run: nothing was changed\n");
-  if (!changed && !pending && !failed) fprintf(out, "nothing to change\n");
+  if (!changed && !pending && !failed)
+    fputs(no_pmu ? "nothing cpucycles-open can change would help here: there is no "
+                   "PMU to open\n" : "nothing to change\n", out);
   return failed ? 1 : 0;
 }

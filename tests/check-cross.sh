@@ -14,7 +14,8 @@
 #    riscv64 and sparc64 (ports architectures): there the Check programs are
 #    reported as SKIP, not built;
 #  - configures out of tree with --host=TRIPLET --disable-shared (static: no
-#    libtool wrapper scripts to run under qemu), builds the library,
+#    libtool wrapper scripts to run under qemu) --enable-werror (a warning
+#    of the project's code for any ISA fails the build), builds the library,
 #    cpucycles-info, tests/cross/cross-smoke.c, bench/bench-firstcall and
 #    the Check programs;
 #  - runs each program under qemu-ARCH with the triplet's libc
@@ -307,7 +308,7 @@ run_triplet() {
   local ldflags=
   [ "$t" = i686-linux-gnu ] && ldflags=--static
   (cd "$dir" && PKG_CONFIG_LIBDIR=/nonexistent "$srcdir/configure" --host="$t" \
-      --disable-shared ${ldflags:+LDFLAGS="$ldflags"} \
+      --disable-shared --enable-werror ${ldflags:+LDFLAGS="$ldflags"} \
       ${check_libs:+CHECK_CFLAGS="$check_cflags" CHECK_LIBS="$check_libs"}) \
     > "$dir/configure.log" 2>&1
   status=$?

@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
 # Packaging checks, each a counted step:
-#   distcheck        make distcheck on a copy of this tree (VPATH build)
-#   tarball          the tarball holds the spec, license, every
+#   distcheck        make distcheck on a copy of this tree (VPATH build),
+#                    configured with --enable-werror: no warning
+#   tarball          the tarball holds the spec, license, NEWS, every
 #                    fixture in tests/fixtures/*/FILES and every tracked
-#                    source, test and doc file
+#                    source, test, example and doc file
 #   install-layout   --prefix, multiarch --libdir and DESTDIR are honoured
+#                    (built from the tarball with --enable-werror)
 #   pkgconfig-shared a client built with pkg-config --cflags --libs runs
 #   pkgconfig-static a client built -static with pkg-config --static runs
+#   examples         examples/*.c built with pkg-config against the
+#                    installed library, and run
+#   cmake            examples/CMakeLists.txt (pkg_check_modules ...
+#                    IMPORTED_TARGET cpucycles) built and run against it
+#   meson            examples/meson.build (dependency('cpucycles')) built
+#                    and run against it
 #   deb-build        dpkg-buildpackage -us -uc from the tarball as .orig
 #   deb-checkout     dpkg-buildpackage -us -uc -b in a copy of this checkout
 #   deb-contents     each binary package holds what it should
@@ -143,8 +151,9 @@ fi
 step_distcheck() {
   logged autoreconf sh -c "cd '$work/tree' && autoreconf -fi" || return 1
   mkdir -p "$work/build"
-  logged configure sh -c "cd '$work/build' && '$work/tree/configure'" || return 1
-  logged distcheck make -C "$work/build" -j"$jobs" distcheck || return 1
+  logged configure sh -c "cd '$work/build' && '$work/tree/configure' --enable-werror" || return 1
+  logged distcheck make -C "$work/build" -j"$jobs" distcheck \
+    DISTCHECK_CONFIGURE_FLAGS=--enable-werror || return 1
   [ -f "$tarball" ] || { echo "no $tarball"; return 1; }
   # Reproducible: made again after the sources' times changed and under
   # another umask, the tarball is the same, byte for byte.
@@ -168,8 +177,9 @@ step_tarball() {
   # build, a test or a reader needs.
   {
     cat "$work"/tree/tests/fixtures/*/FILES 2>/dev/null
-    (cd "$work/tree" && find LICENSE README.md configure.ac Makefile.am cpucycles.pc.in \
-        libcpucycles.spec.in include lib src tests doc bench m4/cpucycles.m4 \
+    (cd "$work/tree" && find LICENSE README.md NEWS SECURITY.md HACKING.md configure.ac \
+        Makefile.am cpucycles.pc.in libcpucycles.spec.in include lib src tests doc bench \
+        examples m4/cpucycles.m4 \
         -type f 2>/dev/null)
   } | sort -u | while read -r f; do
     grep -qxF "$f" "$list" || echo "missing from tarball: $f"
@@ -193,7 +203,7 @@ libdir=$prefix/lib/$multiarch
 step_install_layout() {
   [ -f "$tarball" ] || { echo "no tarball (distcheck failed)"; return 1; }
   unpack inst || return 1
-  logged inst-configure sh -c "cd '$work/inst' && ./configure --prefix='$prefix' --libdir='$libdir'" || return 1
+  logged inst-configure sh -c "cd '$work/inst' && ./configure --enable-werror --prefix='$prefix' --libdir='$libdir'" || return 1
   logged inst-make make -C "$work/inst" -j"$jobs" || return 1
   logged inst-destdir make -C "$work/inst" install DESTDIR="$work/dest" || return 1
   local bad=0 f
@@ -245,6 +255,62 @@ step_pkgconfig_static() {
   fi
 }
 
+# --- the examples, with pkg-config, CMake and Meson -------------------------
+# run_examples DIR: DIR/example and DIR/median run against the installed
+# library (LD_LIBRARY_PATH names it, ldd must find it there) and print what
+# they should.
+run_examples() {
+  local dir=$1 out
+  LD_LIBRARY_PATH=$libdir ldd "$dir/example" | grep -q "$libdir/libcpucycles.so.1" ||
+    { echo "$dir/example does not use $libdir/libcpucycles.so.1"; return 1; }
+  out=$(LD_LIBRARY_PATH=$libdir "$dir/example") || { echo "$dir/example failed"; return 1; }
+  echo "example: $out"
+  echo "$out" | grep -Eqx -- '-?[0-9]+ cycles with [a-z0-9-]+' || return 1
+  out=$(LD_LIBRARY_PATH=$libdir "$dir/median" 101) || { echo "$dir/median failed"; return 1; }
+  echo "$out" | sed 's/^/median: /'
+  echo "$out" | grep -Eq '^function: median -?[0-9]+ cycles, quartiles -?[0-9]+ and -?[0-9]+$' &&
+    echo "$out" | grep -Eq '^empty interval: median -?[0-9]+ cycles, quartiles' ||
+    { echo "median printed no median and quartiles"; return 1; }
+}
+
+step_examples() {
+  [ -f "$libdir/pkgconfig/cpucycles.pc" ] || { echo "not installed"; return 1; }
+  local dir=$work/examples-cc flags p
+  mkdir -p "$dir"
+  flags=$(pc --cflags --libs cpucycles) || return 1
+  for p in example median; do
+    # shellcheck disable=SC2086
+    logged "examples-$p" gcc -Wall -Wextra -Werror -o "$dir/$p" \
+      "$work/inst/examples/$p.c" $flags || return 1
+  done
+  run_examples "$dir"
+}
+
+step_cmake() {
+  [ -f "$libdir/pkgconfig/cpucycles.pc" ] || { echo "not installed"; return 1; }
+  ensure cmake cmake || return 1
+  local dir=$work/examples-cmake
+  rm -rf "$dir"
+  logged cmake-configure env PKG_CONFIG_PATH="$libdir/pkgconfig" \
+    cmake -S "$work/inst/examples" -B "$dir" || return 1
+  logged cmake-build cmake --build "$dir" || return 1
+  grep -i 'cpucycles' "$dir/CMakeCache.txt" | grep -E '^CPUCYCLES_(VERSION|LINK_LIBRARIES)' | sed 's/^/cmake: /'
+  run_examples "$dir"
+}
+
+step_meson() {
+  [ -f "$libdir/pkgconfig/cpucycles.pc" ] || { echo "not installed"; return 1; }
+  ensure meson meson || return 1
+  ensure ninja ninja-build || return 1
+  local dir=$work/examples-meson
+  rm -rf "$dir"
+  logged meson-setup env PKG_CONFIG_PATH="$libdir/pkgconfig" \
+    meson setup "$dir" "$work/inst/examples" || return 1
+  grep -E 'Run-time dependency cpucycles found' "$work/meson-setup.log" | sed 's/^/meson: /'
+  logged meson-compile meson compile -C "$dir" || return 1
+  run_examples "$dir"
+}
+
 # --- Debian ----------------------------------------------------------------
 step_deb_build() {
   [ -f "$tarball" ] || { echo "no tarball (distcheck failed)"; return 1; }
@@ -290,7 +356,7 @@ step_deb_checkout() {
 }
 
 step_deb_contents() {
-  local bad=0 ma=$multiarch
+  local bad=0 ma=$multiarch p
   deb_has libcpucycles1 "/usr/lib/$ma/libcpucycles.so.1" \
     "/usr/share/doc/libcpucycles1/copyright" || bad=1
   deb_has libcpucycles-dev /usr/include/cpucycles.h "/usr/lib/$ma/libcpucycles.so" \
@@ -298,6 +364,14 @@ step_deb_contents() {
     /usr/share/man/man3/cpucycles.3.gz || bad=1
   deb_has cpucycles /usr/bin/cpucycles-info /usr/share/man/man1/cpucycles-info.1.gz \
     /usr/bin/cpucycles-open /usr/share/man/man1/cpucycles-open.1.gz || bad=1
+  # The release notes (compressed once they pass 4 KiB), and the examples
+  # with the development files.
+  deb_has libcpucycles-dev /usr/share/doc/libcpucycles-dev/examples/example.c \
+    /usr/share/doc/libcpucycles-dev/examples/median.c || bad=1
+  for p in libcpucycles-dev cpucycles; do
+    deb_has "$p" "/usr/share/doc/$p/NEWS" > /dev/null ||
+      deb_has "$p" "/usr/share/doc/$p/NEWS.gz" || bad=1
+  done
   local deb
   deb=$(ls "$work"/deb/libcpucycles1_*.deb | head -n 1)
   [ -n "$deb" ] || return 1
@@ -570,6 +644,9 @@ step_rpmbuild() {
   done
   rpm -qlp "$top"/RPMS/*/libcpucycles-devel-"$version"-*.rpm 2>/dev/null | grep -q '/cpucycles.pc$' ||
     { echo "-devel lacks cpucycles.pc"; bad=1; }
+  # (Debian's rpm names the directory libcpucycles-VERSION, Fedora's not.)
+  rpm -qlp "$top"/RPMS/*/libcpucycles-"$version"-*.rpm 2>/dev/null |
+    grep -Eq '/doc/libcpucycles(-[0-9]+)?/NEWS$' || { echo "libcpucycles lacks NEWS"; bad=1; }
   ls "$top"/RPMS/*/
   return $bad
 }
@@ -662,6 +739,9 @@ run tarball step_tarball
 run install-layout step_install_layout
 run pkgconfig-shared step_pkgconfig_shared
 run pkgconfig-static step_pkgconfig_static
+run examples step_examples
+run cmake step_cmake
+run meson step_meson
 run deb-build step_deb_build
 run deb-checkout step_deb_checkout
 run deb-contents step_deb_contents

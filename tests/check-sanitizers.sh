@@ -60,11 +60,12 @@ prepare_tree() {
   fi
 }
 
-# build DIR CONFIGURE-ARGS...: configure and make in $work/DIR.
+# build DIR CONFIGURE-ARGS...: configure (--enable-werror: a warning of
+# the project's code fails the build) and make in $work/DIR.
 build() {
   local dir=$work/$1; shift
   mkdir -p "$dir"
-  (cd "$dir" && "$src/configure" "$@" && make -j"$jobs") >"$dir/build.log" 2>&1 || {
+  (cd "$dir" && "$src/configure" --enable-werror "$@" && make -j"$jobs") >"$dir/build.log" 2>&1 || {
     tail -n 40 "$dir/build.log"; return 1; }
 }
 

@@ -7,7 +7,8 @@
 # With no argument, both x86_64-w64-mingw32 and i686-w64-mingw32.  Installs
 # what is missing from Debian (gcc-mingw-w64-x86-64, gcc-mingw-w64-i686,
 # wine64, wine; apt-get update only if an install fails).  For each target:
-#  - configures out of tree, --host=TRIPLET, installs into a prefix under
+#  - configures out of tree, --host=TRIPLET --enable-werror (a warning of
+#    the project's code fails the build), installs into a prefix under
 #    the build directory (libcpucycles-1.dll, its import library, the static
 #    library, cpucycles.pc, cpucycles-info.exe);
 #  - checks the DLL's export table (exactly the five API symbols) and its
@@ -303,7 +304,7 @@ run_target() {
   # The build machine's pkg-config would find its own Check: point it
   # nowhere, so that configure builds no Check program for Windows.
   if ! (cd "$dir" && PKG_CONFIG_LIBDIR=/nonexistent "$srcdir/configure" \
-          --host="$t" --prefix="$inst") > "$dir/configure.log" 2>&1; then
+          --host="$t" --prefix="$inst" --enable-werror) > "$dir/configure.log" 2>&1; then
     result "$t" configure FAIL; show_log "$dir/configure.log"; return
   fi
   sed -n 's/^ *counters: *//p' "$dir/configure.log" | sed "s/^/$t counters: /"

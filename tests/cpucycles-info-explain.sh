@@ -96,10 +96,24 @@ except UnicodeDecodeError:
 d = json.loads(raw, parse_constant=lambda c: fail("constant " + c))
 if not isinstance(d, dict):
     fail("not one object")
-keys = {"version", "implementation", "named", "persecond", "persecond_source",
-        "persecond_sources", "counters", "kernel", "warnings"}
+keys = {"version", "implementation", "named", "named_outcome", "persecond",
+        "persecond_source", "persecond_sources", "counters", "kernel", "warnings"}
 if set(d) != keys:
     fail("top-level keys %s" % sorted(d))
+# Two spaces a level: top-level keys at 2, the kernel's at 4, the keys of
+# the arrays' objects at 6.
+lines = raw.decode("ascii").splitlines()
+def indents(key):
+    return {len(l) - len(l.lstrip(" ")) for l in lines
+            if l.lstrip(" ").startswith('"%s": ' % key)}
+for k in keys:
+    if indents(k) != {2}:
+        fail("top-level key %s indented %r" % (k, indents(k)))
+if indents("rdpmc") != {4} or indents("verdict") != {6} or indents("outcome") != {6}:
+    fail("nested keys indented %r %r %r" % (indents("rdpmc"), indents("verdict"),
+                                           indents("outcome")))
+if d["named_outcome"] is not None:
+    fail("named_outcome %r without CPUCYCLES_COUNTER" % d["named_outcome"])
 if d["persecond"] != 2100000000 or d["persecond_source"] != "/proc/cpuinfo":
     fail("persecond %r from %r" % (d["persecond"], d["persecond_source"]))
 if d["named"] is not None:
@@ -166,10 +180,20 @@ else
   head -c 1 "$work/json" | grep -q '{' || fail "--json does not start an object"
 fi
 
-# With CPUCYCLES_COUNTER, both say so.
+# With CPUCYCLES_COUNTER, both say so, and what became of it.
 CPUCYCLES_COUNTER=default-zero CPUCYCLES_INFO_ROOT="$root" "$info" --explain > "$work/named"
 grep -q '^counter default-zero: chosen: named by CPUCYCLES_COUNTER$' "$work/named" ||
   fail "--explain with CPUCYCLES_COUNTER=default-zero: $(cat "$work/named")"
+head -n 1 "$work/named" | grep -qx 'override default-zero: used: CPUCYCLES_COUNTER names it' ||
+  fail "--explain with CPUCYCLES_COUNTER=default-zero: no override line first"
+CPUCYCLES_COUNTER=nonsense CPUCYCLES_INFO_ROOT="$root" "$info" --explain > "$work/unknown"
+head -n 1 "$work/unknown" |
+  grep -q '^override nonsense: ignored: no counter of that name is built into this library (.*default-zero); the probe chose [a-z0-9-]* as without CPUCYCLES_COUNTER$' ||
+  fail "--explain with CPUCYCLES_COUNTER=nonsense: $(cat "$work/unknown")"
+grep -q 'named by' "$work/unknown" && fail "--explain: an unknown name named a counter"
+CPUCYCLES_COUNTER=nonsense CPUCYCLES_INFO_ROOT="$root" "$info" --json > "$work/unknown.json"
+grep -q '^  "named_outcome": "unknown",$' "$work/unknown.json" ||
+  fail "--json with CPUCYCLES_COUNTER=nonsense: no named_outcome unknown"
 
 [ "$failed" -eq 0 ] && echo "PASS: cpucycles-info --explain, --json"
 exit "$failed"

@@ -107,10 +107,30 @@ START_TEST(every_counter_has_a_line_in_order)
   ck_assert(strstr(printed, "counter fake-0:") < strstr(printed, "counter fake-1:"));
   ck_assert(strstr(printed, "counter fake-1:") < strstr(printed, "counter fake-2:"));
   ck_assert(strstr(printed, "counter fake-2:") < strstr(printed, "counter default-zero:"));
-  ck_assert_line("^counter fake-1: chosen: precision 1 cycles, the best");
+  ck_assert_line("^counter fake-1: chosen: precision 1 cycles, the best$");
   ck_assert_line("^counter fake-2: dropped: precision 17 cycles \\(10 for its place in "
                  "the order\\), not better than fake-1's 1$");
   ck_assert_line("^counter default-zero: dropped: not needed: fake-1 works$");
+  /* no CPUCYCLES_COUNTER, no word about it */
+  ck_assert_no_line("^override ");
+}
+END_TEST
+
+/* "The earlier on a tie" only where another counter tied. */
+START_TEST(a_tie_is_named_only_when_there_was_one)
+{
+  /* 13 and 3 + 10 for its place in the order: a tie */
+  fakes[1].steps[0] = 13;
+  fakes[2].steps[0] = 3;
+  explain_table(3, 0);
+  ck_assert_line("^counter fake-0: chosen: precision 1 cycles, the best$");
+
+  fakes[0].failure = FAKE_SETUP_REFUSES;
+  explain_table(3, 0);
+  ck_assert_line("^counter fake-1: chosen: precision 13 cycles, the best "
+                 "\\(fake-2 ties at 13: the earlier in the order wins\\)$");
+  ck_assert_line("^counter fake-2: dropped: precision 13 cycles \\(10 for its place in "
+                 "the order\\), not better than fake-1's 13$");
 }
 END_TEST
 
@@ -398,6 +418,42 @@ START_TEST(names_and_default_zero)
 }
 END_TEST
 
+/* CPUCYCLES_COUNTER: used, unknown, or refused, and why; first. */
+START_TEST(override_says_what_became_of_it)
+{
+  fakes[0].steps[0] = 1;
+  fakes[1].steps[0] = 5;
+  explain_table(2, "fake-1");
+  ck_assert_line("^override fake-1: used: CPUCYCLES_COUNTER names it and it works$");
+  ck_assert(strncmp(printed, "override ", 9) == 0);
+
+  explain_table(2, "default-zero");
+  ck_assert_line("^override default-zero: used: CPUCYCLES_COUNTER names it$");
+
+  explain_table(2, "nonsense");
+  ck_assert_line("^override nonsense: ignored: no counter of that name is "
+                 "built into this library \\(fake-0, fake-1, default-zero\\); "
+                 "the probe chose fake-0 as without CPUCYCLES_COUNTER$");
+  ck_assert_line("^counter fake-0: chosen: precision 1 cycles, the best$");
+  ck_assert_no_line("named by");
+
+  /* a name that could break the lines is shown escaped */
+  explain_table(2, "a b\nc\\");
+  ck_assert_line("^override a\\\\x20b\\\\x0ac\\\\x5c: ignored: ");
+
+  explain_table(2, "");
+  ck_assert_line("^override \"\": ignored: CPUCYCLES_COUNTER is empty; the "
+                 "probe chose fake-0 as without it$");
+
+  fakes[1].failure = FAKE_SETUP_REFUSES;
+  explain_table(2, "fake-1");
+  ck_assert_line("^override fake-1: refused: it does not work here \\(setup "
+                 "refused\\); the probe chose fake-0 as without "
+                 "CPUCYCLES_COUNTER$");
+  ck_assert_line("^counter fake-1: dropped: setup refused$");
+}
+END_TEST
+
 /* ---- the frequency sources ---- */
 
 START_TEST(persecond_sources)
@@ -535,7 +591,9 @@ static Suite *explain_suite(void)
   tcase_add_test(t, crashes_say_the_signal_and_where);
   tcase_add_test(t, misfit_says_the_frequencies);
   tcase_add_test(t, unsteady_counters);
+  tcase_add_test(t, a_tie_is_named_only_when_there_was_one);
   tcase_add_test(t, names_and_default_zero);
+  tcase_add_test(t, override_says_what_became_of_it);
   tcase_add_test(t, persecond_sources);
   tcase_add_test(t, warnings_where_a_benchmark_is_misled);
   tcase_add_test(t, no_warning_on_a_benchmarking_machine);

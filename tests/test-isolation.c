@@ -79,6 +79,9 @@ extern void __libc_free(void *);
 extern void *__libc_memalign(size_t, size_t);
 extern void *__libc_valloc(size_t);
 extern void *__libc_pvalloc(size_t);
+/* glibc declares these two in <malloc.h> only. */
+void *memalign(size_t, size_t);
+void *pvalloc(size_t);
 
 INTERPOSED void *malloc(size_t n) { counted(); return __libc_malloc(n); }
 INTERPOSED void *calloc(size_t n, size_t m) { counted(); return __libc_calloc(n, m); }

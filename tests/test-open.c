@@ -431,6 +431,68 @@ START_TEST(x86_has_no_arm_note)
 }
 END_TEST
 
+/* A virtual machine without a virtual PMU: the kernel lists only its
+ * software event sources.  Nothing cpucycles-open writes would help, and
+ * it says so instead of "nothing to change". */
+static void no_pmu(void)
+{
+  put("/sys/bus/event_source/devices/software/type", "1\n");
+  put("/sys/bus/event_source/devices/tracepoint/type", "2\n");
+  put("/sys/bus/event_source/devices/msr/type", "9\n");
+}
+
+START_TEST(no_pmu_says_nothing_would_help)
+{
+  put(PARANOID, "2\n");
+  put(WATCHDOG, "0\n");
+  no_pmu();
+  ck_assert_int_eq(run_as(0, 1, OPEN_ARCH_X86, 0), 0);
+  ck_assert_msg(has_line(out, "note: no hardware performance counters here: "
+                         "/sys/bus/event_source/devices has no cpu, cpu_core or "
+                         "cpu_atom"), "no note in:\n%s", out);
+  ck_assert_msg(has_line(out, "nothing cpucycles-open can change would help here"),
+                "no conclusion in:\n%s", out);
+  ck_assert_msg(!has_line(out, "nothing to change\n"), "nothing to change in:\n%s", out);
+  ck_assert_int_eq(writes, 0);
+
+  /* settings it would change: it says so, and that they would not help */
+  put(PARANOID, "3\n");
+  ck_assert_int_eq(run_as(0, 1, OPEN_ARCH_X86, 0), 0);
+  ck_assert(has_line(out, "would change kernel.perf_event_paranoid from 3 to 2"));
+  ck_assert(has_line(out, "note: no hardware performance counters here: "));
+
+  /* arm64: no PMU directory lists CPUs */
+  ck_assert_int_eq(run_as(0, 1, OPEN_ARCH_ARM64, 0), 0);
+  ck_assert_msg(has_line(out, "note: no hardware performance counters here: "
+                         "/sys/bus/event_source/devices has no PMU that lists its CPUs"),
+                "no arm64 note in:\n%s", out);
+}
+END_TEST
+
+START_TEST(a_pmu_gets_no_such_note)
+{
+  put(PARANOID, "2\n");
+  put(WATCHDOG, "0\n");
+  no_pmu();
+  put(RDPMC_CPU, "1\n");
+  ck_assert_int_eq(run_as(0, 1, OPEN_ARCH_X86, 0), 0);
+  assert_lacks(out, "no hardware performance counters");
+  assert_lacks(out, "would help");
+
+  put("/sys/bus/event_source/devices/armv8_pmuv3_0/cpus", "0-7\n");
+  ck_assert_int_eq(run_as(0, 1, OPEN_ARCH_ARM64, 0), 0);
+  assert_lacks(out, "no hardware performance counters");
+
+  /* no listing of event sources at all: it cannot tell, and says nothing */
+  teardown();
+  setup();
+  put(PARANOID, "2\n");
+  ck_assert_int_eq(run_as(0, 1, OPEN_ARCH_X86, 0), 0);
+  assert_lacks(out, "no hardware performance counters");
+  ck_assert(has_line(out, "nothing to change"));
+}
+END_TEST
+
 /* stdout buffered, stderr not, both into one file (2>&1): a failure comes
  * after the lines printed before it. */
 START_TEST(failures_keep_their_place_among_the_lines)
@@ -505,6 +567,8 @@ int main(void)
   tcase_add_test(c, a_directory_is_not_a_value);
   tcase_add_test(c, arm64_says_what_it_cannot_do);
   tcase_add_test(c, x86_has_no_arm_note);
+  tcase_add_test(c, no_pmu_says_nothing_would_help);
+  tcase_add_test(c, a_pmu_gets_no_such_note);
   tcase_add_test(c, failures_keep_their_place_among_the_lines);
   tcase_add_test(c, a_too_long_root_is_an_error);
   suite_add_tcase(s, c);

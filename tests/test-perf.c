@@ -1465,7 +1465,8 @@ START_TEST(fallback_survives_a_huge_clock_offset)
 {
   long long a, b;
   cpucycles_perf_set_clock(fake_clock);
-  fake_now.tv_sec = 9000000000LL; /* 285 years */
+  /* 285 years; where time_t has 32 bits, 63 (times 5 GHz, past 2^63 too) */
+  fake_now.tv_sec = (time_t) (sizeof (time_t) >= 8 ? 9000000000LL : 2000000000LL);
   fake_now.tv_nsec = 0;
   cpucycles_perf_set_persecond(5000000000LL);
   a = cpucycles_perf_fallback();
@@ -1489,6 +1490,7 @@ START_TEST(fallback_in_a_time_namespace)
   ck_assert_int_ge(pid, 0);
   if (pid == 0) {
     const char *offset = "monotonic 4000000000 0\n";
+    const long long offset_seconds = 4000000000LL; /* past a 32-bit time_t */
     int fd, code = 0;
     pid_t inner;
     if (unshare(CLONE_NEWUSER | CLONE_NEWTIME) != 0) _exit(77);
@@ -1501,7 +1503,7 @@ START_TEST(fallback_in_a_time_namespace)
     if (inner == 0) {
       struct timespec t;
       long long a, b;
-      if (clock_gettime(CLOCK_MONOTONIC, &t) != 0 || t.tv_sec < 4000000000LL) _exit(77);
+      if (clock_gettime(CLOCK_MONOTONIC, &t) != 0 || t.tv_sec < offset_seconds) _exit(77);
       cpucycles_perf_set_persecond(3000000000LL);
       a = cpucycles_perf_fallback();
       b = cpucycles_perf_fallback();

@@ -645,7 +645,8 @@ static void record_source(const struct persecond_source *s, void *arg)
   snprintf(r->source, sizeof r->source, "%s", s->source);
   r->verdict = s->verdict;
   if (s->text)
-    snprintf(r->text, sizeof r->text, "%.*s", (int)s->len, s->text);
+    snprintf(r->text, sizeof r->text, "%.*s",
+             (int)(s->len < sizeof r->text ? s->len : sizeof r->text - 1), s->text);
   else
     strcpy(r->text, "(null)");
   snprintf(r->unit, sizeof r->unit, "%s", s->unit ? s->unit : "-");

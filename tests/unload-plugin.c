@@ -19,6 +19,7 @@ static int null_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 }
 
 /* Opens the calling thread's event: 0, or -1. */
+__attribute__((visibility("default"))) int unload_plugin_open_event(void);
 __attribute__((visibility("default"))) int unload_plugin_open_event(void)
 {
   cpucycles_perf_set_opener(null_open);
