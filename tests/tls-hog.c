@@ -7,7 +7,10 @@
 
 static __thread char hog[64] __attribute__((tls_model("initial-exec")));
 
-__attribute__((visibility("default"))) int tls_hog_touch(void)
+/* what a module exports: its thread-local in use */
+__attribute__((visibility("default"))) int tls_hog_touch(void);
+
+int tls_hog_touch(void)
 {
   return ++hog[63];
 }
