@@ -23,8 +23,10 @@ static long long module_read(void)
 }
 
 /* Opens the calling thread's stand-in event; returns the read function,
- * or 0. */
-__attribute__((visibility("default"))) long long (*bench_module_setup(void))(void)
+ * or 0.  What the module exports, found by bench-perfread with dlsym(). */
+__attribute__((visibility("default"))) long long (*bench_module_setup(void))(void);
+
+long long (*bench_module_setup(void))(void)
 {
   cpucycles_perf_set_opener(memfd_event);
   cpucycles_perf_set_sysfs_root("/nonexistent");
@@ -34,7 +36,9 @@ __attribute__((visibility("default"))) long long (*bench_module_setup(void))(voi
 
 #else
 
-__attribute__((visibility("default"))) long long (*bench_module_setup(void))(void)
+__attribute__((visibility("default"))) long long (*bench_module_setup(void))(void);
+
+long long (*bench_module_setup(void))(void)
 {
   return 0;
 }

@@ -80,8 +80,9 @@ build() {
   fi
   grep -q '^WARN_CFLAGS = .*-Werror' "$dir/Makefile" || { echo "no -Werror in WARN_CFLAGS"; return 1; }
   sed -n 's/^WARN_CFLAGS = /flags: /p' "$dir/Makefile"
-  # The benchmarks are EXTRA_PROGRAMS, built only on demand.
-  extra=$(printf 'print-extra:\n\t@echo $(EXTRA_PROGRAMS)\n' |
+  # The benchmarks and their modules are EXTRA_PROGRAMS and
+  # EXTRA_LTLIBRARIES, built only on demand.
+  extra=$(printf 'print-extra:\n\t@echo $(EXTRA_PROGRAMS) $(EXTRA_LTLIBRARIES)\n' |
           make -s -C "$dir" -f Makefile -f - print-extra)
   if ! make -C "$dir" -j"$jobs" all > "$dir/make.log" 2>&1 ||
      ! make -C "$dir" -j"$jobs" check TESTS= >> "$dir/make.log" 2>&1 ||
