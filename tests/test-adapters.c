@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include "adapters.h"
+#include "exact-reference.h"
 
 #define MASK32 0xffffffffULL
 
@@ -195,32 +196,6 @@ START_TEST(installed_scaled_wrapper_scales_from_installation)
   ck_assert_int_eq(fn(), 2500 + 10000000000000000LL);
 }
 END_TEST
-
-/* floor(ticks * num / den) modulo 2^64, the slow way: the 128-bit product
- * by shift and add, then long division one bit at a time (den < 2^63). */
-static unsigned long long reference(unsigned long long ticks, unsigned long long num,
-                                    unsigned long long den)
-{
-  unsigned long long hi = 0, lo = 0, quotient = 0, r = 0;
-  int i;
-  for (i = 63; i >= 0; i--) {
-    hi = hi << 1 | lo >> 63;
-    lo <<= 1;
-    if (num >> i & 1) {
-      lo += ticks;
-      hi += lo < ticks;
-    }
-  }
-  for (i = 127; i >= 0; i--) {
-    r = r << 1 | ((i >= 64 ? hi >> (i - 64) : lo >> i) & 1);
-    quotient <<= 1;
-    if (r >= den) {
-      r -= den;
-      quotient |= 1;
-    }
-  }
-  return quotient;
-}
 
 /* floor(delta * num / den) modulo 2^64 for a signed delta: below 0 by
  * way of m * den ticks being exactly m * num cycles. */

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "adapters.h"
+#include "../exact-reference.h"
 #include "select.h"
 #include "cpucycles.h"
 
@@ -170,31 +171,6 @@ static void extend32_installed(void)
   check(ratio > 0.9 && ratio <= 1.01,
         "extend32 wrapper counts the wraps of a 32-bit counter across a sleep");
   check(never_decreases(fn, 10000), "extend32 wrapper never decreases (10000 reads)");
-}
-
-/* floor(ticks * num / den) modulo 2^64, bit by bit (den < 2^63). */
-static unsigned long long reference(unsigned long long ticks, unsigned long long num,
-                                    unsigned long long den)
-{
-  unsigned long long hi = 0, lo = 0, quotient = 0, r = 0;
-  int i;
-  for (i = 63; i >= 0; i--) {
-    hi = hi << 1 | lo >> 63;
-    lo <<= 1;
-    if (num >> i & 1) {
-      lo += ticks;
-      hi += lo < ticks;
-    }
-  }
-  for (i = 127; i >= 0; i--) {
-    r = r << 1 | ((i >= 64 ? hi >> (i - 64) : lo >> i) & 1);
-    quotient <<= 1;
-    if (r >= den) {
-      r -= den;
-      quotient |= 1;
-    }
-  }
-  return quotient;
 }
 
 static long long fake_ns;
