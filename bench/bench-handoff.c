@@ -35,37 +35,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cpucycles.h"
+#include "inline-counter.h"
 #include "median.h"
 
-#if defined(__x86_64__)
-#define FENCED "lfence; rdtsc"
-#define UNFENCED "rdtsc"
+#ifdef INLINE_COUNTER
+#define FENCED INLINE_COUNTER_FENCED
+#define UNFENCED INLINE_COUNTER
 static long long fenced_read(void)
 {
-  unsigned long long lo, hi;
-  __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-  return (long long) ((hi << 32) | lo);
+  return inline_counter_fenced();
 }
 static long long unfenced_read(void)
 {
-  unsigned long long lo, hi;
-  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-  return (long long) ((hi << 32) | lo);
-}
-#elif defined(__aarch64__)
-#define FENCED "isb; mrs cntvct_el0"
-#define UNFENCED "mrs cntvct_el0"
-static long long fenced_read(void)
-{
-  long long v;
-  __asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
-  return v;
-}
-static long long unfenced_read(void)
-{
-  long long v;
-  __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
-  return v;
+  return inline_counter();
 }
 #endif
 

@@ -10,27 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cpucycles.h"
+#include "inline-counter.h"
 #include "median.h"
 
 #define ROUNDS 21
 
-#if defined(__x86_64__)
-#define BASELINE "inline rdtsc"
-#define BASELINE_COUNTER "amd64-tsc"
+#ifdef INLINE_COUNTER
+#define BASELINE "inline " INLINE_COUNTER
+#define BASELINE_COUNTER INLINE_COUNTER_LIBRARY_NAME
 static inline long long raw(void)
 {
-  unsigned long long lo, hi;
-  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-  return (long long) ((hi << 32) | lo);
-}
-#elif defined(__aarch64__)
-#define BASELINE "inline mrs cntvct_el0"
-#define BASELINE_COUNTER "arm64-vct"
-static inline long long raw(void)
-{
-  long long v;
-  __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
-  return v;
+  return inline_counter();
 }
 #endif
 

@@ -23,27 +23,18 @@
 #include <time.h>
 
 #include "adapters.h"
+#include "inline-counter.h"
 #include "median.h"
 
 #define ROUNDS 21
 #define CALLS 100000
 #define PERSECOND 2596094000LL /* this development machine's estimate */
 
-#if defined(__x86_64__)
-#define COUNTER "rdtsc"
+#ifdef INLINE_COUNTER
+#define COUNTER INLINE_COUNTER
 static long long counter_read(void)
 {
-  unsigned long long lo, hi;
-  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-  return (long long) ((hi << 32) | lo);
-}
-#elif defined(__aarch64__)
-#define COUNTER "mrs cntvct_el0"
-static long long counter_read(void)
-{
-  long long v;
-  __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
-  return v;
+  return inline_counter();
 }
 #else
 #define COUNTER "clock_gettime(CLOCK_MONOTONIC)"
