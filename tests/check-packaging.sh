@@ -121,19 +121,8 @@ if ! (cd "$src" && dpkg-checkbuilddeps > /dev/null 2>&1) && [ "$(id -u)" -eq 0 ]
   (cd "$src" && apt-get build-dep -y -q ./) > "$work/build-dep.log" 2>&1 || tail -n 20 "$work/build-dep.log"
 fi
 
-# A pristine copy: the files git knows (tracked, plus new ones not
-# ignored), so a tree configured in place or full of build output does
-# not leak into the tarball.
-copy_tree() {  # copy_tree DEST
-  mkdir -p "$1"
-  if git -C "$src" rev-parse --git-dir > /dev/null 2>&1; then
-    (cd "$src" && git ls-files -z --cached --others --exclude-standard |
-       while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
-       tar --null -T - -cf -) | tar -xf - -C "$1"
-  else
-    (cd "$src" && tar --exclude=./.git -cf - .) | tar -xf - -C "$1"
-  fi
-}
+# shellcheck source=copy-tree.sh
+. "$src/tests/copy-tree.sh"
 copy_tree "$work/tree"
 version=$(sed -n 's/^AC_INIT(\[libcpucycles\], *\[\([^]]*\)\].*/\1/p' "$work/tree/configure.ac")
 # The Debian version, 0~YYYYMMDD-N (doc/packaging.md), and its upstream

@@ -52,18 +52,8 @@ if [ "$(id -u)" -eq 0 ]; then
     apt-get install -y -q --no-install-recommends autoconf-archive > "$work/apt-archive.log" 2>&1
 fi
 
-# A pristine copy: the files git knows (tracked, and new ones not
-# ignored), so that a tree configured in place does not get in the way.
-copy_tree() {
-  mkdir -p "$1"
-  if git -C "$src" rev-parse --git-dir > /dev/null 2>&1; then
-    (cd "$src" && git ls-files -z --cached --others --exclude-standard |
-       while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
-       tar --null -T - -cf -) | tar -xf - -C "$1"
-  else
-    (cd "$src" && tar --exclude=./.git -cf - .) | tar -xf - -C "$1"
-  fi
-}
+# shellcheck source=copy-tree.sh
+. "$src/tests/copy-tree.sh"
 copy_tree "$work/tree"
 if ! (cd "$work/tree" && autoreconf -fi) > "$work/autoreconf.log" 2>&1; then
   show_log "$work/autoreconf.log"
