@@ -186,7 +186,7 @@ static long long ticking32(void)
   return (long long) ticks;
 }
 
-static const struct counter fake32 = { "fake-32", ticking32, 0, 0, 0 };
+static const struct counter fake32 = { "fake-32", ticking32, 0, 0, 0, COUNTER_TRIES };
 
 static void install_extend32(char *report, size_t size)
 {
