@@ -7,6 +7,8 @@
 #include "check-run.h"
 #include <errno.h>
 #include <regex.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +155,28 @@ START_TEST(counter_not_built_has_its_line)
                  "in the order\\), not better than fake-0's 3$");
 }
 END_TEST
+
+#ifndef _WIN32
+/* A counter that may fault, not tried because its fault could not have
+ * been caught (a SIGSEGV blocked and pending): its line says why, and the
+ * asked counters are still tried. */
+START_TEST(not_tried_says_why)
+{
+  sigset_t block;
+  sigemptyset(&block);
+  sigaddset(&block, SIGSEGV);
+  ck_assert_int_eq(pthread_sigmask(SIG_BLOCK, &block, 0), 0);
+  raise(SIGSEGV); /* blocked: pending */
+  fake_counters[1].check = COUNTER_ASKS;
+  explain_table(2, 0);
+  ck_assert_line("^counter fake-0: dropped: not tried: SIGSEGV \\(signal 11\\) "
+                 "blocked and pending in this thread, and this counter could "
+                 "fault; a first call from a thread without that pending "
+                 "signal would try it$");
+  ck_assert_line("^counter fake-1: chosen: ");
+}
+END_TEST
+#endif
 
 START_TEST(perf_refusal_says_paranoid_and_the_action)
 {
@@ -583,6 +607,9 @@ static Suite *explain_suite(void)
   tcase_add_checked_fixture(t, setup, teardown);
   tcase_add_test(t, every_counter_has_a_line_in_order);
   tcase_add_test(t, counter_not_built_has_its_line);
+#ifndef _WIN32
+  tcase_add_test(t, not_tried_says_why);
+#endif
   tcase_add_test(t, misfit_of_a_measured_timer);
   tcase_add_test(t, perf_refusal_says_paranoid_and_the_action);
   tcase_add_test(t, real_perf_counter_refused_by_the_kernel);
