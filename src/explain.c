@@ -528,8 +528,8 @@ static void crashed(const struct explain *e, const struct probe_report *r,
   append(fact, fs, r->stage == PROBE_IN_SETUP ? " in setup" : " in its reads");
   if (strcmp(r->name, "amd64-pmcff") == 0) {
     if (!e->rdpmc.known) {
-      append(fact, fs, " (no x86 PMU driver here: no rdpmc switch in "
-             "/sys/bus/event_source/devices)");
+      append(fact, fs, " (no rdpmc switch to ask: /sys/bus/event_source/"
+             "devices is not there)");
     } else if (e->rdpmc.value == 2) {
       append(fact, fs, " (RDPMC is allowed, rdpmc = 2: this CPU has no "
              "fixed counter 1, as AMD's have none)");
