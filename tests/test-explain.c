@@ -167,6 +167,12 @@ START_TEST(not_tried_says_why)
   sigaddset(&block, SIGSEGV);
   ck_assert_int_eq(pthread_sigmask(SIG_BLOCK, &block, 0), 0);
   raise(SIGSEGV); /* blocked: pending */
+  /* qemu-user and valgrind do not report it pending: nothing to test */
+  ck_assert_int_eq(sigpending(&block), 0);
+  if (!sigismember(&block, SIGSEGV)) {
+    fprintf(stderr, "sigpending() misses a blocked pending SIGSEGV: skipped\n");
+    return;
+  }
   fake_counters[1].check = COUNTER_ASKS;
   explain_table(2, 0);
   ck_assert_line("^counter fake-0: dropped: not tried: SIGSEGV \\(signal 11\\) "

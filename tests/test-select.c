@@ -7,6 +7,7 @@
 #include <pthread.h>
 #endif
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fake-counters.h"
@@ -1074,6 +1075,13 @@ START_TEST(pending_crash_signal_skips_only_what_may_fault)
   ck_assert_int_eq(pthread_sigmask(SIG_BLOCK, &block, 0), 0);
   ck_assert_int_eq(pthread_sigmask(SIG_BLOCK, 0, &application_mask), 0);
   raise(SIGSEGV); /* blocked: pending */
+  /* qemu-user and valgrind do not report it pending: where sigpending()
+   * cannot see it, neither can the probe, and there is nothing to test */
+  ck_assert_int_eq(sigpending(&pending), 0);
+  if (!sigismember(&pending, SIGSEGV)) {
+    fprintf(stderr, "sigpending() misses a blocked pending SIGSEGV: skipped\n");
+    return;
+  }
   fakes[0].steps[0] = 1;                 /* tries: would be the best */
   fake_counters[1].check = COUNTER_ASKS; /* asked: no fault possible */
   fakes[1].steps[0] = 50;
