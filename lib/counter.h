@@ -47,6 +47,14 @@ struct counter_info {
    * counter_refuse().  Nothing in the library acts on them. */
   const char *refusal;
   int refusal_errno;
+  /* Set by the setup of a counter that asks (COUNTER_ASKS below) when the
+   * kernel could not say whether user mode may run the counter's reads
+   * here (a sandbox refused the question, no switch to read): the probe
+   * then tries the reads with crash signals caught, as for a counter that
+   * cannot ask.  0 when the kernel answered yes, or when nothing can
+   * forbid the reads (a system call, an instruction every process may
+   * run). */
+  int may_fault;
 };
 
 /* Refusals shared by several counters, which cpucycles-info recognises to
@@ -58,6 +66,10 @@ struct counter_info {
 #define CPUCYCLES_REFUSAL_NOT_FIXED "the event is not on fixed counter 1"
 #define CPUCYCLES_REFUSAL_RDPMC_SWITCH \
   "RDPMC allowed only with a perf event (rdpmc = 1)"
+#define CPUCYCLES_REFUSAL_NO_PMU \
+  "no PMU driver: no core PMU in sysfs, and Linux lets no process run RDPMC"
+#define CPUCYCLES_REFUSAL_NO_FIXED_COUNTER \
+  "no fixed counter 1 (CPUID leaf 0xA)"
 
 /* setup's refusal: record why (see refusal above) and return -1. */
 static inline int counter_refuse(struct counter_info *info, const char *why,
@@ -68,6 +80,22 @@ static inline int counter_refuse(struct counter_info *info, const char *why,
   return -1;
 }
 
+/* How the probe learns whether a counter's code may raise a crash signal
+ * (SIGILL, SIGSEGV) in this process: the rule of lib/works.c is to ask
+ * where the kernel can answer, and to catch only what cannot be asked. */
+enum counter_check {
+  /* Only trying tells (arm64-pmc, the arm32, mips64, s390x and sparc64
+   * counters): setup and reads run with crash signals caught, and are
+   * skipped when they cannot be caught.  0: the default of a counter that
+   * says nothing. */
+  COUNTER_TRIES = 0,
+  /* Setup runs nothing that can fault: it asks the kernel (PR_GET_TSC,
+   * the rdpmc switch, the perf page, kernel.perf_user_access) and says in
+   * info->may_fault whether the reads still may; the probe runs it with
+   * no handler installed and no signal mask changed. */
+  COUNTER_ASKS
+};
+
 /* A counter of libcpucycles' list for this ISA that was not built here
  * (lib/table.c) has its name and nothing else: read and setup are NULL,
  * and the probe reports it as a dropped line without running anything. */
@@ -75,8 +103,9 @@ struct counter {
   const char *name;          /* "amd64-tsc": ISA, dash, mechanism */
   long long (*read)(void);   /* the hot path */
   /* Acquire what the counter needs and describe it.  Returns 0 when the
-   * counter can be used here, -1 when not.  The probe calls it with crash
-   * signals caught, so setup may simply try the instruction. */
+   * counter can be used here, -1 when not.  For COUNTER_TRIES the probe
+   * calls it with crash signals caught, so setup may simply try the
+   * instruction; for COUNTER_ASKS it must not. */
   int (*setup)(struct counter_info *info);
   /* Give back what setup acquired (descriptors, mappings) when the counter
    * is not chosen or crashed; NULL when setup acquires nothing. */
@@ -84,7 +113,50 @@ struct counter {
   /* In the child after fork(): drop per-process resources inherited from
    * the parent so that the child counts for itself; NULL when none. */
   void (*atfork_child)(void);
+  /* How the probe finds out whether setup and reads may fault (above). */
+  enum counter_check check;
 };
+
+/* works.c: the probe's catcher, armed at most once per probe and only when
+ * a counter that may fault is to be tried.
+ *
+ * Why catching is not possible, for the probe's report: a crash signal
+ * the thread blocked is pending (signal says which), or one it blocks
+ * could not be checked (rt_sigpending refused); the signal mask could not
+ * be read or changed; sigaction refused; or since arming, the
+ * application replaced the library's handler of signal. */
+enum catch_problem {
+  CATCH_READY = 0,
+  CATCH_PENDING,
+  CATCH_PENDING_UNKNOWN,
+  CATCH_MASK_REFUSED,
+  CATCH_ACTION_REFUSED,
+  CATCH_REPLACED
+};
+
+struct catch_status {
+  enum catch_problem problem;
+  int signal; /* CATCH_PENDING, CATCH_REPLACED: which; else 0 */
+};
+
+/* Install the handlers and unblock the crash signals in the calling
+ * thread, for the trials to come.  Returns 0 when armed; -1 with the
+ * reason in *status when catching is not possible (nothing is then left
+ * changed).  One thread at a time (under the library's init once). */
+int cpucycles_catch_arm(struct catch_status *status);
+
+/* Run fn(arg) with the calling (arming) thread's crash signals turned
+ * into a return value: 0 when fn returned, -1 when a crash signal stopped
+ * it (its number in *stopped_by, else 0).  Before running fn it checks
+ * that the library's handlers are still installed: where one was
+ * replaced, fn is not run, -1 with *stopped_by 0 and the reason in
+ * *status.  status and stopped_by may be NULL. */
+int cpucycles_catch_try(void (*fn)(void *), void *arg, int *stopped_by,
+                        struct catch_status *status);
+
+/* Put back the signal mask and, where the library's handler is still
+ * installed, the application's action.  Only after a successful arm. */
+void cpucycles_catch_disarm(void);
 
 /* works.c: run fn(arg) with SIGILL, SIGFPE, SIGBUS, SIGSEGV and SIGABRT
  * caught in the calling thread (other threads' crash signals go on to
@@ -97,6 +169,7 @@ struct counter {
  * and privileged instruction, access violation, ...) of the calling
  * thread, through a vectored exception handler removed before returning. */
 int cpucycles_works(void (*fn)(void *), void *arg);
+/* (Arm, try once, disarm: what tests of the catcher use.) */
 
 /* The same, and the number of the signal that stopped fn in *stopped_by
  * (0 when fn returned).  stopped_by may be NULL. */

@@ -3,6 +3,10 @@
  *  - a counter of libcpucycles' list that was not built here is a dropped
  *    line of the report, never run;
  *  - a counter whose setup or reads die with a crash signal is dropped;
+ *    a counter that asks the kernel (COUNTER_ASKS) runs with no handler
+ *    installed; one that may fault runs under the catcher (works.c), armed
+ *    once, at the first such counter, and disarmed when the probe ends;
+ *    where catching is not possible, that counter alone is not tried;
  *  - a counter that asks for scaling is dropped when the CPU frequency
  *    estimate is not close to a multiple of its frequency (a power-of-2
  *    denominator up to 1024 allowed), except counters of known rate;
@@ -89,6 +93,7 @@ struct trial {
   enum probe_stage stage;
   int backwards;
   int attempts;
+  struct catch_status catch; /* PROBE_NOT_TRIED: why */
   long long samples[SELECT_SAMPLES];
 };
 
@@ -111,20 +116,17 @@ static long long smallest_step(const struct trial *t)
   return smallest < 0 ? 0 : smallest;
 }
 
-/* Setup, scaling and sampling of one counter; runs under cpucycles_works,
- * so a crash anywhere in it leaves t->precision at -1 (and t->outcome and
- * t->stage where the trial had got to). */
-static void trial_run(void *arg)
+/* Scaling and sampling of one counter whose setup said yes; runs under
+ * the catcher where the reads may fault, so a crash anywhere in it leaves
+ * t->precision at -1 (and t->outcome and t->stage where the trial had got
+ * to). */
+static void trial_reads(void *arg)
 {
   struct trial *t = arg;
   long long (*read)(void) = t->counter->read;
   long long step = 0, penalty, scaled;
   int i;
 
-  if (t->counter->setup(&t->info) != 0) {
-    t->outcome = PROBE_REFUSED;
-    return;
-  }
   penalty = cpucycles_penalty_of(&t->info) + t->bump;
   /* Its penalty and bump alone tie the best counter so far: it cannot win
    * (ties go to the earlier counter), so spare the thousands of reads (and
@@ -165,6 +167,66 @@ static void trial_run(void *arg)
   t->precision = (scaled < 1 ? 1 : scaled) + penalty;
 }
 
+/* setup; 0 when it said yes. */
+static int trial_setup(struct trial *t)
+{
+  if (t->counter->setup(&t->info) != 0) {
+    t->outcome = PROBE_REFUSED;
+    return -1;
+  }
+  return 0;
+}
+
+/* Setup, then scaling and sampling, all under the catcher. */
+static void trial_run(void *arg)
+{
+  struct trial *t = arg;
+  if (trial_setup(t) == 0) trial_reads(t);
+}
+
+/* The probe's catcher: armed at the first trial that needs it (never,
+ * where every counter asks), disarmed when the probe ends. */
+struct catcher {
+  int tried;                 /* cpucycles_catch_arm was called */
+  int armed;                 /* and succeeded */
+  struct catch_status status; /* why not, when not */
+};
+
+/* Run fn(t) with crash signals caught: 0 when it ran (a caught signal in
+ * *signal), -1 when it could not be run (why in t->catch). */
+static int caught_run(struct catcher *c, void (*fn)(void *), struct trial *t,
+                      int *signal)
+{
+  if (!c->tried) {
+    c->tried = 1;
+    c->armed = cpucycles_catch_arm(&c->status) == 0;
+  }
+  if (!c->armed) {
+    t->catch = c->status;
+    return -1;
+  }
+  if (cpucycles_catch_try(fn, t, signal, &t->catch) != 0
+      && t->catch.problem != CATCH_READY)
+    return -1;
+  return 0;
+}
+
+/* One counter's trial: run as its check says (counter.h). */
+static void trial(struct catcher *c, struct trial *t, int *signal)
+{
+  if (t->counter->check == COUNTER_ASKS) {
+    if (trial_setup(t) != 0) return;
+    if (!t->info.may_fault) {
+      trial_reads(t);
+      return;
+    }
+    t->stage = PROBE_IN_READS;
+  }
+  if (caught_run(c, t->counter->check == COUNTER_ASKS ? trial_reads : trial_run,
+                 t, signal) != 0)
+    t->outcome = PROBE_NOT_TRIED;
+}
+
 /* The trial in the report's terms. */
 static void report_trial(const struct trial *t, int n, int signal,
                          select_report_fn *report, void *report_arg)
@@ -188,12 +250,14 @@ static void report_trial(const struct trial *t, int n, int signal,
   r.signal = signal;
   r.backwards = t->backwards;
   r.attempts = t->attempts;
+  r.catch = t->catch;
   report(&r, report_arg);
 }
 
 /* Precision of table[n] in cycles, bump included, or -1 when it is
  * dropped (or skipped); reported when report is not NULL. */
-static long long probe(struct trial *t, const struct counter *const *table, int n,
+static long long probe(struct catcher *c, struct trial *t,
+                       const struct counter *const *table, int n,
                        long long persecond, long long cutoff, long long bump,
                        select_report_fn *report, void *report_arg)
 {
@@ -212,8 +276,9 @@ static long long probe(struct trial *t, const struct counter *const *table, int 
   t->stage = PROBE_IN_SETUP;
   t->backwards = 0;
   t->attempts = 0;
-  /* trial_run sets the precision last: a crash anywhere leaves it -1 */
-  if (t->counter->setup) cpucycles_works_signal(trial_run, t, &signal);
+  memset(&t->catch, 0, sizeof t->catch);
+  /* trial_reads sets the precision last: a crash anywhere leaves it -1 */
+  if (t->counter->setup) trial(c, t, &signal);
   else t->outcome = PROBE_NOT_BUILT;
   if (report) report_trial(t, n, signal, report, report_arg);
   return t->precision;
@@ -253,10 +318,10 @@ static int find(const struct counter *const *table, int count, const char *name)
   return -1;
 }
 
-int cpucycles_select(const struct counter *const *table, int count,
-                     long long persecond, const char *name,
-                     select_report_fn *report, void *report_arg,
-                     struct choice *best)
+static int select_with(struct catcher *c, const struct counter *const *table,
+                       int count, long long persecond, const char *name,
+                       select_report_fn *report, void *report_arg,
+                       struct choice *best)
 {
   struct trial t;
   int i, chosen = -1, may_skip = !report;
@@ -267,7 +332,7 @@ int cpucycles_select(const struct counter *const *table, int count,
   /* The named counter alone, when nobody asked to see the others. */
   if (!report && named == count) return -1;
   if (!report && named >= 0) {
-    if (probe(&t, table, named, persecond, -1, 0, 0, 0) >= 0) {
+    if (probe(c, &t, table, named, persecond, -1, 0, 0, 0) >= 0) {
       take(best, &t);
       return named;
     }
@@ -287,7 +352,7 @@ int cpucycles_select(const struct counter *const *table, int count,
     for (i = 0; i < count && !redo; i++) {
       /* When reporting, every counter is measured so that every line has
        * its precision; the choice is the same either way. */
-      long long precision = probe(&t, table, i, persecond,
+      long long precision = probe(c, &t, table, i, persecond,
                                   !may_skip || chosen < 0 ? -1 : best->precision,
                                   10LL * worked, report, report_arg);
       /* A working named counter beats every other, and nothing beats it. */
@@ -325,5 +390,20 @@ int cpucycles_select(const struct counter *const *table, int count,
     choose_default_zero(best);
     chosen = -1;
   }
+  return chosen;
+}
+
+int cpucycles_select(const struct counter *const *table, int count,
+                     long long persecond, const char *name,
+                     select_report_fn *report, void *report_arg,
+                     struct choice *best)
+{
+  struct catcher c;
+  int chosen;
+
+  memset(&c, 0, sizeof c);
+  chosen = select_with(&c, table, count, persecond, name, report, report_arg,
+                       best);
+  if (c.armed) cpucycles_catch_disarm();
   return chosen;
 }

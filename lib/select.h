@@ -28,8 +28,11 @@ enum probe_outcome {
                            increased steadily in any */
   PROBE_STUCK,          /* never increased in any of the attempts */
   PROBE_FALLBACK,       /* default-zero: the last report, not probed */
-  PROBE_NOT_BUILT       /* in libcpucycles' list for this ISA, but not
+  PROBE_NOT_BUILT,      /* in libcpucycles' list for this ISA, but not
                            built into this library (no setup): never run */
+  PROBE_NOT_TRIED       /* may fault here, and its fault could not be
+                           caught (catch says why): not run, or run only
+                           as far as setup's questions */
 };
 
 enum probe_stage {
@@ -54,6 +57,8 @@ struct probe_report {
   long long bump;            /* of the precision, the order bump: 10 for
                                 each counter before it that works */
   int signal;                /* the crash signal, 0 when none */
+  struct catch_status catch; /* PROBE_NOT_TRIED: why catching was not
+                                possible (its signal, where one) */
   int backwards;             /* attempts whose reads went backwards */
   int attempts;              /* sampling attempts made */
 };

@@ -8,7 +8,7 @@
 
 #define COUNTER(name) extern const struct counter cpucycles_counter_##name;
 #define NOT_BUILT(name, text) \
-  static const struct counter not_built_##name = { text, 0, 0, 0, 0 };
+  static const struct counter not_built_##name = { text, 0, 0, 0, 0, COUNTER_TRIES };
 CPUCYCLES_COUNTER_TABLE
 #undef COUNTER
 #undef NOT_BUILT

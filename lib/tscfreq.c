@@ -23,6 +23,7 @@
 #define LEAF_EXTENDED_MAX 0x80000000u
 #define LEAF_POWER_MANAGEMENT 0x80000007u
 #define INVARIANT_TSC (1u << 8) /* leaf 0x80000007, EDX */
+#define TSC_PRESENT (1u << 4)   /* leaf 1, EDX */
 
 #define TSC_MIN_HZ 1000000LL
 #define TSC_MAX_HZ 100000000000LL
@@ -104,8 +105,20 @@ int cpucycles_tsc_setup(struct counter_info *info)
 {
   long long hz;
 
-  if (cpucycles_rdtsc_disabled())
+  enum cpucycles_rdtsc state = cpucycles_rdtsc_state();
+
+  if (state == CPUCYCLES_RDTSC_FAULTS)
     return counter_refuse(info, "RDTSC disabled for this process (prctl PR_SET_TSC)", 0);
+#ifdef __i386__
+  /* CPUID leaf 1, EDX bit 4: a 32-bit x86 CPU without a TSC (before the
+   * Pentium) faults on RDTSC. */
+  {
+    unsigned int regs[4];
+    cpuid_instruction(LEAF_SIGNATURE, regs);
+    if (!(regs[3] & TSC_PRESENT))
+      return counter_refuse(info, "no time-stamp counter (CPUID leaf 1)", 0);
+  }
+#endif
   hz = __atomic_load_n(&tsc_hz, __ATOMIC_RELAXED);
   if (hz < 0) {
     hz = cpucycles_tsc_frequency_from(cpuid_instruction);
@@ -115,6 +128,8 @@ int cpucycles_tsc_setup(struct counter_info *info)
   info->frequency = hz;
   info->frequency_exact = hz > 0;
   info->only32 = 0;
+  /* PR_GET_TSC refused (a sandbox's filter): the reads may fault */
+  info->may_fault = state != CPUCYCLES_RDTSC_ALLOWED;
   return 0;
 }
 #endif

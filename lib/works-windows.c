@@ -145,20 +145,55 @@ static int signal_of(DWORD code)
   }
 }
 
-int cpucycles_works_signal(void (*fn)(void *), void *arg, int *stopped_by)
-{
-  PVOID handler;
-  int result;
+/* The vectored handler is added once for the probe, only when a counter
+ * that may fault is tried, and removed when the probe ends: nobody can
+ * replace it, so there is nothing to check before each trial. */
+static PVOID handler;
 
-  if (stopped_by) *stopped_by = 0;
+int cpucycles_catch_arm(struct catch_status *status)
+{
+  if (status) {
+    status->problem = CATCH_READY;
+    status->signal = 0;
+  }
   prober = GetCurrentThreadId();
-  caught = 0;
   handler = AddVectoredExceptionHandler(1, on_exception);
-  if (!handler) return -1;
+  if (!handler) {
+    if (status) status->problem = CATCH_ACTION_REFUSED;
+    return -1;
+  }
+  return 0;
+}
+
+int cpucycles_catch_try(void (*fn)(void *), void *arg, int *stopped_by,
+                        struct catch_status *status)
+{
+  int result;
+  if (status) {
+    status->problem = CATCH_READY;
+    status->signal = 0;
+  }
+  if (stopped_by) *stopped_by = 0;
+  caught = 0;
   result = trial(fn, arg);
   armed = 0;
-  RemoveVectoredExceptionHandler(handler);
   if (result != 0 && stopped_by) *stopped_by = signal_of(caught);
+  return result;
+}
+
+void cpucycles_catch_disarm(void)
+{
+  if (handler) RemoveVectoredExceptionHandler(handler);
+  handler = 0;
+}
+
+int cpucycles_works_signal(void (*fn)(void *), void *arg, int *stopped_by)
+{
+  int result;
+  if (stopped_by) *stopped_by = 0;
+  if (cpucycles_catch_arm(0) != 0) return -1;
+  result = cpucycles_catch_try(fn, arg, stopped_by, 0);
+  cpucycles_catch_disarm();
   return result;
 }
 

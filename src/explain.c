@@ -331,6 +331,19 @@ static const char *kind_name(enum counter_kind kind)
   return "unknown";
 }
 
+static const char *catch_name(enum catch_problem p)
+{
+  switch (p) {
+  case CATCH_READY: return "ready";
+  case CATCH_PENDING: return "crash_signal_pending";
+  case CATCH_PENDING_UNKNOWN: return "rt_sigpending_refused";
+  case CATCH_MASK_REFUSED: return "pthread_sigmask_refused";
+  case CATCH_ACTION_REFUSED: return "sigaction_refused";
+  case CATCH_REPLACED: return "handler_replaced";
+  }
+  return "unknown";
+}
+
 static const char *outcome_name(enum probe_outcome o)
 {
   switch (o) {
@@ -342,6 +355,7 @@ static const char *outcome_name(enum probe_outcome o)
   case PROBE_STUCK: return "stuck";
   case PROBE_FALLBACK: return "fallback";
   case PROBE_NOT_BUILT: return "not_built";
+  case PROBE_NOT_TRIED: return "not_tried";
   }
   return "unknown";
 }
@@ -429,9 +443,19 @@ static void refused(const struct explain *e, const struct probe_report *r,
       append(action, as, "cpucycles-open (rdpmc = 2) would allow it");
     }
   } else if (strcmp(why, CPUCYCLES_REFUSAL_RDPMC_SWITCH) == 0) {
-    append(fact, fs, "RDPMC not allowed (rdpmc = 1 allows it only with a "
-           "perf event)");
+    if (e->rdpmc.known && e->rdpmc.value == 0)
+      append(fact, fs, "RDPMC not allowed (rdpmc = 0)");
+    else
+      append(fact, fs, "RDPMC not allowed: rdpmc switch 1 and no perf event "
+             "(rdpmc = 1 allows it only with one)");
     append(action, as, "cpucycles-open (rdpmc = 2) would allow it");
+  } else if (strcmp(why, CPUCYCLES_REFUSAL_NO_PMU) == 0) {
+    append(fact, fs, "RDPMC not allowed: %s", why);
+    append(action, as, "a machine (or a virtual machine) with a PMU "
+           "exposed to Linux");
+  } else if (strcmp(why, CPUCYCLES_REFUSAL_NO_FIXED_COUNTER) == 0) {
+    append(fact, fs, "%s: this CPU has no fixed cycles counter (AMD's have "
+           "none)", why);
   } else if (strcmp(why, CPUCYCLES_REFUSAL_NOT_FIXED) == 0) {
     append(fact, fs, "%s (an AMD CPU has none; on Intel the NMI watchdog "
            "may hold it)", why);
@@ -454,6 +478,47 @@ static void refused(const struct explain *e, const struct probe_report *r,
   }
 }
 
+/* Why a counter that may fault was not tried: its fault could not have
+ * been caught (lib/works.c). */
+static void not_tried(const struct probe_report *r, char *fact, size_t fs,
+                      char *action, size_t as)
+{
+  const char *sig = signal_name(r->catch.signal);
+  append(fact, fs, "not tried: ");
+  switch (r->catch.problem) {
+  case CATCH_PENDING:
+    if (sig) append(fact, fs, "%s", sig);
+    else append(fact, fs, "crash signal %d", r->catch.signal);
+    append(fact, fs, " (signal %d) blocked and pending in this thread", r->catch.signal);
+    append(action, as, "a first call from a thread without that pending "
+           "signal would try it");
+    break;
+  case CATCH_PENDING_UNKNOWN:
+    append(fact, fs, "a crash signal is blocked here and rt_sigpending was "
+           "refused, so a pending one could not be ruled out");
+    break;
+  case CATCH_MASK_REFUSED:
+    append(fact, fs, "the signal mask could not be read or changed "
+           "(pthread_sigmask refused)");
+    break;
+  case CATCH_ACTION_REFUSED:
+    append(fact, fs, "sigaction was refused, so no crash signal could be "
+           "caught");
+    break;
+  case CATCH_REPLACED:
+    if (sig) append(fact, fs, "the program replaced the library's %s handler "
+                    "during the probe", sig);
+    else append(fact, fs, "the program replaced the library's handler of "
+                "signal %d during the probe", r->catch.signal);
+    break;
+  case CATCH_READY:
+    break;
+  }
+  append(fact, fs, ", and this counter could fault");
+  if (r->stage == PROBE_IN_READS)
+    append(fact, fs, " (setup found nothing to ask the kernel)");
+}
+
 static void crashed(const struct explain *e, const struct probe_report *r,
                     char *fact, size_t fs, char *action, size_t as)
 {
@@ -463,8 +528,8 @@ static void crashed(const struct explain *e, const struct probe_report *r,
   append(fact, fs, r->stage == PROBE_IN_SETUP ? " in setup" : " in its reads");
   if (strcmp(r->name, "amd64-pmcff") == 0) {
     if (!e->rdpmc.known) {
-      append(fact, fs, " (no x86 PMU driver here: no rdpmc switch in "
-             "/sys/bus/event_source/devices)");
+      append(fact, fs, " (no rdpmc switch to ask: /sys/bus/event_source/"
+             "devices is not there)");
     } else if (e->rdpmc.value == 2) {
       append(fact, fs, " (RDPMC is allowed, rdpmc = 2: this CPU has no "
              "fixed counter 1, as AMD's have none)");
@@ -604,6 +669,9 @@ int explain_counter(const struct explain *e, int i, char *fact,
   case PROBE_NOT_BUILT:
     append(fact, factsize, "not built into this library (it does not "
            "compile for this system, or configure left it out)");
+    break;
+  case PROBE_NOT_TRIED:
+    not_tried(r, fact, factsize, action, actionsize);
     break;
   case PROBE_FALLBACK:
     if (chosen && named)
@@ -860,6 +928,9 @@ static void json_counter(FILE *out, const struct explain *e, int i)
   } else {
     fputs("null", out);
   }
+  json_key(out, "not_tried", &first);
+  if (r->outcome == PROBE_NOT_TRIED) json_cstring(out, catch_name(r->catch.problem));
+  else fputs("null", out);
   json_key(out, "attempts", &first); fprintf(out, "%d", r->attempts);
   json_key(out, "backwards", &first); fprintf(out, "%d", r->backwards);
   fputs("\n    }", out);

@@ -139,7 +139,7 @@ if d["persecond_sources"][-1]["verdict"] != "accepted":
 
 counter_keys = {"index", "name", "chosen", "outcome", "fact", "action",
                 "precision", "bump", "kind", "frequency", "rate_unknown", "ratio",
-                "scaling", "only32", "signal", "stage", "refusal", "errno", "attempts", "backwards"}
+                "scaling", "only32", "signal", "stage", "refusal", "errno", "not_tried", "attempts", "backwards"}
 outcomes = {"works", "refused", "crashed", "misfit", "backwards", "stuck",
             "fallback", "not_built"}
 with open(sys.argv[3]) as f:

@@ -13,13 +13,18 @@ void fakes_reset(void)
     fakes[i].info.kind = COUNTER_ONCORE;
     fakes[i].steps[0] = 1;
     fakes[i].nsteps = 1;
+    fake_counters[i].check = COUNTER_TRIES;
   }
 }
 
 static long long fake_read(struct fake *f)
 {
-  long n = f->reads++;
-  int attempt = (int) (n / SELECT_SAMPLES);
+  long n;
+  int attempt;
+
+  if (f->hook) f->hook(f);
+  n = f->reads++;
+  attempt = (int) (n / SELECT_SAMPLES);
 
   switch (f->failure) {
     case FAKE_READ_SIGILL:
@@ -46,6 +51,7 @@ static long long fake_read(struct fake *f)
 static int fake_setup(struct fake *f, struct counter_info *info)
 {
   f->setups++;
+  if (f->hook) f->hook(f);
   if (f->failure == FAKE_SETUP_REFUSES
       || (f->failure == FAKE_WORKS_ONCE && f->setups > 1))
     return counter_refuse(info, f->info.refusal, f->info.refusal_errno);
@@ -67,9 +73,9 @@ SLOT(1)
 SLOT(2)
 SLOT(3)
 
-const struct counter fake_counters[FAKE_SLOTS] = {
-  { "fake-0", read0, setup0, release0, 0 },
-  { "fake-1", read1, setup1, release1, 0 },
-  { "fake-2", read2, setup2, release2, 0 },
-  { "fake-3", read3, setup3, release3, 0 },
+struct counter fake_counters[FAKE_SLOTS] = {
+  { "fake-0", read0, setup0, release0, 0, COUNTER_TRIES },
+  { "fake-1", read1, setup1, release1, 0, COUNTER_TRIES },
+  { "fake-2", read2, setup2, release2, 0, COUNTER_TRIES },
+  { "fake-3", read3, setup3, release3, 0, COUNTER_TRIES },
 };

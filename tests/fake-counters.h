@@ -24,6 +24,9 @@ struct fake {
   int bad_attempts;          /* FAKE_DECREASES: attempts that decrease */
   long long steps[8];        /* added in turn on each read ... */
   int nsteps;                /* ... the first nsteps of them (1 after reset) */
+  /* Called at every setup (reads not yet counted) and before every read,
+   * when not NULL: what the test wants to look at or do meanwhile. */
+  void (*hook)(struct fake *f);
   /* observed */
   long long value;
   long reads;
@@ -32,7 +35,9 @@ struct fake {
 };
 
 extern struct fake fakes[FAKE_SLOTS];
-extern const struct counter fake_counters[FAKE_SLOTS];
+/* Not const: a test may make one ask (COUNTER_ASKS, with may_fault in its
+ * fake's info); fakes_reset() makes them all try again. */
+extern struct counter fake_counters[FAKE_SLOTS];
 
 /* Reset every slot to a working on-core counter stepping by 1. */
 void fakes_reset(void);

@@ -124,7 +124,7 @@ static int fast32_setup(struct counter_info *info)
   return 0;
 }
 
-static const struct counter fast32 = { "fast32", fast32_read, fast32_setup, 0, 0 };
+static const struct counter fast32 = { "fast32", fast32_read, fast32_setup, 0, 0, COUNTER_TRIES };
 
 /* The installed extend32 wrapper over fast32, scaled by num/den (the
  * counter's frequency den, persecond num; 1/1: no frequency). */
@@ -180,7 +180,7 @@ static long long slow_read(void)
   return slow_ns;
 }
 
-static const struct counter nanoclock = { "nanoclock", slow_read, fast32_setup, 0, 0 };
+static const struct counter nanoclock = { "nanoclock", slow_read, fast32_setup, 0, 0, COUNTER_TRIES };
 
 START_TEST(installed_scaled_wrapper_scales_from_installation)
 {

@@ -11,6 +11,8 @@
 #include <check.h>
 #include "check-run.h"
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,7 +188,7 @@ static long long ticking32(void)
   return (long long) ticks;
 }
 
-static const struct counter fake32 = { "fake-32", ticking32, 0, 0, 0 };
+static const struct counter fake32 = { "fake-32", ticking32, 0, 0, 0, COUNTER_TRIES };
 
 static void install_extend32(char *report, size_t size)
 {
@@ -295,6 +297,122 @@ START_TEST(cpucycles_open_survives_eintr_on_every_read)
 }
 END_TEST
 
+/* ---- signal handling refused or unavailable (issue: the probe asks) ---- */
+
+/* The crash signals' system calls refused: the counters the kernel answers
+ * for need none of them, so the choice is the same as without a filter
+ * (on x86-64 Linux, none is made at all). */
+static void signal_calls_refused(const char *call)
+{
+  const struct refusal refused[] = { { call, EPERM } };
+  struct outcome free_choice, out;
+
+  first_call_free(&free_choice);
+  first_call_under(refused, 1, 0, &out);
+  assert_counts(&out, call);
+  ck_assert_str_eq(out.implementation, free_choice.implementation);
+}
+
+START_TEST(rt_sigaction_refused) { signal_calls_refused("rt_sigaction"); }
+END_TEST
+START_TEST(rt_sigprocmask_refused) { signal_calls_refused("rt_sigprocmask"); }
+END_TEST
+
+/* A crash signal the caller blocked is pending when it makes the first
+ * call: the counters that cannot fault are still tried (never
+ * default-zero), and the signal stays pending. */
+static void block_and_raise_sigsegv(void)
+{
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGSEGV);
+  if (pthread_sigmask(SIG_BLOCK, &set, 0) != 0) _exit(3);
+  raise(SIGSEGV);
+}
+
+static void first_call_then_pending(char *report, size_t size)
+{
+  sigset_t pending;
+  size_t len;
+  first_call(report, size);
+  len = strlen(report);
+  if (sigpending(&pending) == 0 && sigismember(&pending, SIGSEGV))
+    snprintf(report + len, size - len, " pending");
+}
+
+START_TEST(crash_signal_pending_in_the_caller)
+{
+  struct outcome free_choice, out;
+
+  first_call_free(&free_choice);
+  memset(&out, 0, sizeof out);
+  out.result = sandbox_run(0, 0, block_and_raise_sigsegv,
+                           first_call_then_pending, out.report,
+                           sizeof out.report);
+  ck_assert_msg(out.result == SANDBOX_DONE, "%s", out.report);
+  ck_assert_msg(sscanf(out.report, "%63s %lld %d %d", out.implementation,
+                       &out.persecond, &out.monotone, &out.increased) == 4,
+                "unexpected report: %s", out.report);
+  assert_counts(&out, "SIGSEGV blocked and pending");
+  ck_assert_str_eq(out.implementation, free_choice.implementation);
+  ck_assert_msg(strstr(out.report, " pending") != 0,
+                "SIGSEGV no longer pending: %s", out.report);
+}
+END_TEST
+
+/* Another thread installs crash handlers over and over while the first
+ * call runs (a crash reporter starting in parallel): no fault of the
+ * probe may ever reach them. */
+static volatile int installing = 1;
+
+static void reporter_handler(int sig)
+{
+  (void) sig;
+  _exit(99); /* a crash reporter: the process ends */
+}
+
+static void *install_handlers(void *unused)
+{
+  struct sigaction a;
+  (void) unused;
+  memset(&a, 0, sizeof a);
+  a.sa_handler = reporter_handler;
+  sigemptyset(&a.sa_mask);
+  while (__atomic_load_n(&installing, __ATOMIC_RELAXED)) {
+    sigaction(SIGSEGV, &a, 0);
+    sigaction(SIGILL, &a, 0);
+    sigaction(SIGBUS, &a, 0);
+  }
+  return 0;
+}
+
+static void first_call_beside_a_reporter(char *report, size_t size)
+{
+  pthread_t t;
+  if (pthread_create(&t, 0, install_handlers, 0) != 0) _exit(4);
+  first_call(report, size);
+  __atomic_store_n(&installing, 0, __ATOMIC_RELAXED);
+  pthread_join(t, 0);
+}
+
+START_TEST(handlers_installed_while_probing)
+{
+  struct outcome out;
+  int i;
+
+  for (i = 0; i < 20; i++) {
+    memset(&out, 0, sizeof out);
+    out.result = sandbox_run(0, 0, 0, first_call_beside_a_reporter,
+                             out.report, sizeof out.report);
+    ck_assert_msg(sscanf(out.report, "%63s %lld %d %d", out.implementation,
+                         &out.persecond, &out.monotone, &out.increased) == 4
+                    || out.result != SANDBOX_DONE,
+                  "unexpected report: %s", out.report);
+    assert_counts(&out, "crash handlers installed meanwhile");
+  }
+}
+END_TEST
+
 int main(void)
 {
   Suite *s;
@@ -314,6 +432,10 @@ int main(void)
   tcase_add_test(t, eintr_on_every_directory_read);
   tcase_add_test(t, cpucycles_open_survives_eintr_on_every_read);
   tcase_add_test(t, rt_sigpending_refused);
+  tcase_add_test(t, rt_sigaction_refused);
+  tcase_add_test(t, rt_sigprocmask_refused);
+  tcase_add_test(t, crash_signal_pending_in_the_caller);
+  tcase_add_test(t, handlers_installed_while_probing);
 #if defined(__x86_64__) || defined(__i386__)
   tcase_add_test(t, stopped_clock_extend32);
 #endif

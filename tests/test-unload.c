@@ -16,9 +16,11 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CYCLES 200
@@ -227,6 +229,104 @@ START_TEST(library_loads_when_static_tls_is_used_up)
 }
 END_TEST
 
+/* ---- two copies of the catcher in one process ---- */
+
+/* Copy of PLUGIN under a name of its own, so that glibc loads it again:
+ * a second copy of the library's code (a static copy inside a plugin
+ * beside the shared one). */
+static void copy_file(const char *from, const char *to)
+{
+  static char image[1 << 21];
+  ssize_t len;
+  int fd = open(from, O_RDONLY | O_CLOEXEC);
+  ck_assert_int_ge(fd, 0);
+  len = read(fd, image, sizeof image);
+  close(fd);
+  ck_assert(len > 0 && len < (ssize_t) sizeof image);
+  fd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(write(fd, image, (size_t) len), len);
+  close(fd);
+}
+
+typedef int arm_fn(void);
+typedef void disarm_fn(void);
+
+static volatile sig_atomic_t program_handler_ran;
+static void program_handler(int sig)
+{
+  (void) sig;
+  program_handler_ran = 1;
+}
+
+static int second_armed;
+static void *second_copy(void *h)
+{
+  arm_fn *arm;
+  disarm_fn *disarm;
+  struct timespec pause = { 0, 10000000 };
+  *(void **) &arm = dlsym(h, "unload_plugin_catch_arm");
+  *(void **) &disarm = dlsym(h, "unload_plugin_catch_disarm");
+  __atomic_store_n(&second_armed, arm() == 0 ? 1 : -1, __ATOMIC_RELEASE);
+  nanosleep(&pause, 0); /* the first copy disarms meanwhile */
+  disarm();
+  return 0;
+}
+
+/* The second copy arms after the first, and the first disarms before the
+ * second: afterwards, and after both are unloaded, every crash handler is
+ * the program's again, and a crash signal reaches it. */
+START_TEST(two_copies_leave_the_program_handlers)
+{
+  static const int signals[] = { SIGILL, SIGFPE, SIGBUS, SIGSEGV, SIGABRT };
+  const char *tmp = getenv("TMPDIR");
+  char dir[256], path[2][300];
+  struct sigaction a;
+  arm_fn *arm;
+  disarm_fn *disarm;
+  pthread_t t;
+  void *h[2];
+  size_t i;
+
+  memset(&a, 0, sizeof a);
+  a.sa_handler = program_handler;
+  sigemptyset(&a.sa_mask);
+  for (i = 0; i < sizeof signals / sizeof signals[0]; i++)
+    ck_assert_int_eq(sigaction(signals[i], &a, 0), 0);
+
+  snprintf(dir, sizeof dir, "%s/two-copies-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  ck_assert(mkdtemp(dir) != 0);
+  for (i = 0; i < 2; i++) {
+    snprintf(path[i], sizeof path[i], "%s/copy-%d.so", dir, (int) i);
+    copy_file(PLUGIN, path[i]);
+    h[i] = open_module(path[i]);
+  }
+  *(void **) &arm = dlsym(h[0], "unload_plugin_catch_arm");
+  *(void **) &disarm = dlsym(h[0], "unload_plugin_catch_disarm");
+  ck_assert(arm != 0 && disarm != 0);
+
+  ck_assert_int_eq(arm(), 0);
+  ck_assert_int_eq(pthread_create(&t, 0, second_copy, h[1]), 0);
+  while (!__atomic_load_n(&second_armed, __ATOMIC_ACQUIRE)) sched_yield();
+  ck_assert_int_eq(second_armed, 1);
+  disarm();
+  ck_assert_int_eq(pthread_join(t, 0), 0);
+
+  for (i = 0; i < 2; i++) {
+    close_module(h[i], path[i]);
+    unlink(path[i]);
+  }
+  rmdir(dir);
+  for (i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+    ck_assert_int_eq(sigaction(signals[i], 0, &a), 0);
+    ck_assert_msg(a.sa_handler == program_handler,
+                  "signal %d: a copy's handler left installed", signals[i]);
+  }
+  raise(SIGSEGV);
+  ck_assert_int_eq(program_handler_ran, 1);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("unload");
@@ -236,6 +336,7 @@ int main(void)
   tcase_add_test(t, plugin_cycles_leave_nothing);
   tcase_add_test(t, library_cycles_leave_nothing);
   tcase_add_test(t, library_loads_when_static_tls_is_used_up);
+  tcase_add_test(t, two_copies_leave_the_program_handlers);
   suite_add_tcase(s, t);
   return run_suite(s);
 }

@@ -34,3 +34,21 @@ __attribute__((visibility("default"))) int unload_plugin_open_event(void)
 }
 
 #endif
+
+/* This copy's crash-signal catcher (lib/works.c), for test-unload's two
+ * copies of the library in one process: 0, or -1. */
+#ifndef _WIN32
+#include "counter.h"
+
+__attribute__((visibility("default"))) int unload_plugin_catch_arm(void);
+__attribute__((visibility("default"))) int unload_plugin_catch_arm(void)
+{
+  return cpucycles_catch_arm(0);
+}
+
+__attribute__((visibility("default"))) void unload_plugin_catch_disarm(void);
+__attribute__((visibility("default"))) void unload_plugin_catch_disarm(void)
+{
+  cpucycles_catch_disarm();
+}
+#endif

@@ -62,5 +62,5 @@ static void perfpmc_atfork_child(void) { cpucycles_perf_atfork_child(&event); }
 
 const struct counter cpucycles_counter_amd64_perfpmc = {
   "amd64-perfpmc", perfpmc_read, perfpmc_setup, perfpmc_release,
-  perfpmc_atfork_child
+  perfpmc_atfork_child, COUNTER_ASKS
 };

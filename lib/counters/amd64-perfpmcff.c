@@ -123,5 +123,5 @@ static void perfpmcff_release(void) { cpucycles_perf_close(&event); }
 static void perfpmcff_atfork_child(void) { cpucycles_perf_atfork_child(&event); }
 
 const struct counter cpucycles_counter_amd64_perfpmcff = {
-  "amd64-perfpmcff", perfpmcff_read, perfpmcff_setup, perfpmcff_release, perfpmcff_atfork_child
+  "amd64-perfpmcff", perfpmcff_read, perfpmcff_setup, perfpmcff_release, perfpmcff_atfork_child, COUNTER_ASKS
 };

@@ -36,5 +36,5 @@ static int arm1176_setup(struct counter_info *info)
 }
 
 const struct counter cpucycles_counter_arm32_1176 = {
-  "arm32-1176", arm1176_read, arm1176_setup, 0, 0
+  "arm32-1176", arm1176_read, arm1176_setup, 0, 0, COUNTER_TRIES
 };

@@ -55,5 +55,5 @@ static int cortex_setup(struct counter_info *info)
 }
 
 const struct counter cpucycles_counter_arm32_cortex = {
-  "arm32-cortex", cortex_read, cortex_setup, 0, 0
+  "arm32-cortex", cortex_read, cortex_setup, 0, 0, COUNTER_TRIES
 };

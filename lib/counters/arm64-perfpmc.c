@@ -93,5 +93,5 @@ static void perfpmc_atfork_child(void) { cpucycles_perf_atfork_child(&event); }
 
 const struct counter cpucycles_counter_arm64_perfpmc = {
   "arm64-perfpmc", perfpmc_read, perfpmc_setup, perfpmc_release,
-  perfpmc_atfork_child
+  perfpmc_atfork_child, COUNTER_ASKS
 };

@@ -30,5 +30,5 @@ static int pmc_setup(struct counter_info *info)
 }
 
 const struct counter cpucycles_counter_arm64_pmc = {
-  "arm64-pmc", pmc_read, pmc_setup, 0, 0
+  "arm64-pmc", pmc_read, pmc_setup, 0, 0, COUNTER_TRIES
 };

@@ -9,8 +9,9 @@
  * 1 GHz) and refuses another value; where it is 0 (not programmed), the
  * timer's rate is unknown and the probe measures its multiplier, as
  * libcpucycles does for every timer.  Linux sets CNTKCTL_EL1.EL0VCTEN, so user mode may read both
- * registers on every Linux kernel; a kernel that does not would send SIGILL,
- * which the probe catches.  The isb keeps the read from being taken early,
+ * registers on every Linux kernel (macOS too): there the counter asks
+ * nothing and nothing is caught; elsewhere a kernel that does not would
+ * send SIGILL, and the probe runs setup and reads with it caught.  The isb keeps the read from being taken early,
  * as the kernel's own __arch_counter_get_cntvct() does. */
 #if !defined(__aarch64__)
 #error "arm64-vct needs an ARMv8 CPU in AArch64 state"
@@ -40,7 +41,6 @@ static int vct_setup(struct counter_info *info)
   long long f = vct_frequency();
   if (f != 0 && (f < VCT_MIN_HZ || f > VCT_MAX_HZ))
     return counter_refuse(info, "CNTFRQ_EL0 holds an implausible frequency", 0);
-  vct_read();
   info->kind = COUNTER_OFFCORE;
   info->frequency = f;
   info->rate_unknown = f == 0;
@@ -50,4 +50,7 @@ static int vct_setup(struct counter_info *info)
 
 const struct counter cpucycles_counter_arm64_vct = {
   "arm64-vct", vct_read, vct_setup, 0, 0
+#if defined(__linux__) || defined(__APPLE__)
+  , COUNTER_ASKS
+#endif
 };

@@ -27,5 +27,5 @@ static int gettimeofday_setup(struct counter_info *info)
 }
 
 const struct counter cpucycles_counter_default_gettimeofday = {
-  "default-gettimeofday", gettimeofday_read, gettimeofday_setup, 0, 0
+  "default-gettimeofday", gettimeofday_read, gettimeofday_setup, 0, 0, COUNTER_ASKS
 };

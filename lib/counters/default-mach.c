@@ -33,7 +33,6 @@ static int mach_setup(struct counter_info *info)
   /* ticks per second = 1e9 ns / (numer/denom ns per tick) */
   hz = 1e9 * (double) timebase.denom / (double) timebase.numer;
   if (!(hz >= 1e3 && hz <= 1e11)) return -1;
-  mach_read();
   info->kind = COUNTER_OFFCORE;
   info->frequency = (long long) (hz + 0.5);
   info->only32 = 0;
@@ -41,5 +40,5 @@ static int mach_setup(struct counter_info *info)
 }
 
 const struct counter cpucycles_counter_default_mach = {
-  "default-mach", mach_read, mach_setup, 0, 0
+  "default-mach", mach_read, mach_setup, 0, 0, COUNTER_ASKS
 };

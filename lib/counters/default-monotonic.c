@@ -41,5 +41,5 @@ static int monotonic_setup(struct counter_info *info)
 }
 
 const struct counter cpucycles_counter_default_monotonic = {
-  "default-monotonic", monotonic_read, monotonic_setup, 0, 0
+  "default-monotonic", monotonic_read, monotonic_setup, 0, 0, COUNTER_ASKS
 };

@@ -47,5 +47,5 @@ static void perfevent_atfork_child(void) { cpucycles_perf_atfork_child(&event); 
 
 const struct counter cpucycles_counter_default_perfevent = {
   "default-perfevent", perfevent_read, perfevent_setup, perfevent_release,
-  perfevent_atfork_child
+  perfevent_atfork_child, COUNTER_ASKS
 };

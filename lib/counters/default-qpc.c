@@ -34,5 +34,5 @@ static int qpc_setup(struct counter_info *info)
 }
 
 const struct counter cpucycles_counter_default_qpc = {
-  "default-qpc", qpc_read, qpc_setup, 0, 0
+  "default-qpc", qpc_read, qpc_setup, 0, 0, COUNTER_ASKS
 };

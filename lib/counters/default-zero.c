@@ -17,5 +17,5 @@ static int zero_setup(struct counter_info *info)
 }
 
 const struct counter cpucycles_counter_default_zero = {
-  "default-zero", zero_read, zero_setup, 0, 0
+  "default-zero", zero_read, zero_setup, 0, 0, COUNTER_ASKS
 };

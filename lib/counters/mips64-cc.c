@@ -56,5 +56,5 @@ static int cc_setup(struct counter_info *info)
 }
 
 const struct counter cpucycles_counter_mips64_cc = {
-  "mips64-cc", cc_read, cc_setup, 0, 0
+  "mips64-cc", cc_read, cc_setup, 0, 0, COUNTER_TRIES
 };

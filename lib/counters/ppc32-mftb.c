@@ -40,16 +40,15 @@ static long long mftb_read(void)
 }
 
 /* Off-core, scaled by the OS's time-base frequency (measured by the probe
- * where the OS states none); then one mftb, which cannot fault
- * (unprivileged), for the form's sake. */
+ * where the OS states none).  mftb is unprivileged and cannot fault: the
+ * probe reads it with nothing caught. */
 static int mftb_setup(struct counter_info *info)
 {
   if (cpucycles_timebase_info(info) != 0)
     return counter_refuse(info, "the OS states an implausible time-base frequency", 0);
-  mftb_read();
   return 0;
 }
 
 const struct counter cpucycles_counter_ppc32_mftb = {
-  "ppc32-mftb", mftb_read, mftb_setup, 0, 0
+  "ppc32-mftb", mftb_read, mftb_setup, 0, 0, COUNTER_ASKS
 };

@@ -79,5 +79,5 @@ static void perfrdcycle_atfork_child(void) { cpucycles_perf_atfork_child(&event)
 
 const struct counter cpucycles_counter_riscv32_perfrdcycle = {
   "riscv32-perfrdcycle", perfrdcycle_read, perfrdcycle_setup,
-  perfrdcycle_release, perfrdcycle_atfork_child
+  perfrdcycle_release, perfrdcycle_atfork_child, COUNTER_ASKS
 };

@@ -3,12 +3,13 @@
  * still).  An on-core cycle counter of 64 bits.
  *
  * User access is the kernel's decision as for riscv64-rdcycle: SIGILL from
- * Linux 6.6 on unless kernel.perf_user_access is 2; the probe catches it. */
+ * Linux 6.6 on unless kernel.perf_user_access is 2, which setup asks. */
 #if !defined(__riscv) || __riscv_xlen != 32
 #error "riscv32-rdcycle needs a 32-bit RISC-V CPU"
 #endif
 
 #include "counter.h"
+#include "rdpmc.h"
 
 static long long rdcycle_read(void)
 {
@@ -21,9 +22,20 @@ static long long rdcycle_read(void)
   return (long long) (((unsigned long long) hi << 32) | lo);
 }
 
+/* Asks kernel.perf_user_access: 2 lets every process read the cycle CSR;
+ * 0 and 1 do not (1 only beside a mapped perf event, which may be the
+ * probe's and gone afterwards: a fault in the hot path).  Without the
+ * sysctl (a kernel before 6.6, qemu-user) only trying tells: the reads
+ * are caught. */
 static int rdcycle_setup(struct counter_info *info)
 {
-  rdcycle_read(); /* SIGILL here when the kernel denies user access */
+  int access = cpucycles_perf_user_access("");
+  if (access == 0 || access == 1)
+    return counter_refuse(info, access == 0
+                          ? "kernel.perf_user_access 0: no user-mode cycle reads"
+                          : "kernel.perf_user_access 1: the cycle CSR only beside a perf event",
+                          0);
+  info->may_fault = access != 2;
   info->kind = COUNTER_ONCORE;
   info->frequency = 0;
   info->only32 = 0;
@@ -31,5 +43,5 @@ static int rdcycle_setup(struct counter_info *info)
 }
 
 const struct counter cpucycles_counter_riscv32_rdcycle = {
-  "riscv32-rdcycle", rdcycle_read, rdcycle_setup, 0, 0
+  "riscv32-rdcycle", rdcycle_read, rdcycle_setup, 0, 0, COUNTER_ASKS
 };

@@ -4,14 +4,15 @@
  * User mode may read it only while the kernel sets scounteren.CY.  Linux
  * did so until 6.6; from 6.6 on it does so only when the sysctl
  * kernel.perf_user_access is 2 (legacy), so by default rdcycle raises an
- * illegal-instruction trap and the kernel sends SIGILL, which the probe
- * catches.  Then riscv64-perfrdcycle (an event mapped by the process, which the
+ * illegal-instruction trap and the kernel sends SIGILL.  Setup asks the
+ * sysctl; only without it is the fault caught.  Then riscv64-perfrdcycle (an event mapped by the process, which the
  * default perf_user_access 1 allows) or default-perfevent takes over. */
 #if !defined(__riscv) || __riscv_xlen != 64
 #error "riscv64-rdcycle needs a 64-bit RISC-V CPU"
 #endif
 
 #include "counter.h"
+#include "rdpmc.h"
 
 static long long rdcycle_read(void)
 {
@@ -20,9 +21,20 @@ static long long rdcycle_read(void)
   return r;
 }
 
+/* Asks kernel.perf_user_access: 2 lets every process read the cycle CSR;
+ * 0 and 1 do not (1 only beside a mapped perf event, which may be the
+ * probe's and gone afterwards: a fault in the hot path).  Without the
+ * sysctl (a kernel before 6.6, qemu-user) only trying tells: the reads
+ * are caught. */
 static int rdcycle_setup(struct counter_info *info)
 {
-  rdcycle_read(); /* SIGILL here when the kernel denies user access */
+  int access = cpucycles_perf_user_access("");
+  if (access == 0 || access == 1)
+    return counter_refuse(info, access == 0
+                          ? "kernel.perf_user_access 0: no user-mode cycle reads"
+                          : "kernel.perf_user_access 1: the cycle CSR only beside a perf event",
+                          0);
+  info->may_fault = access != 2;
   info->kind = COUNTER_ONCORE;
   info->frequency = 0;
   info->only32 = 0;
@@ -30,5 +42,5 @@ static int rdcycle_setup(struct counter_info *info)
 }
 
 const struct counter cpucycles_counter_riscv64_rdcycle = {
-  "riscv64-rdcycle", rdcycle_read, rdcycle_setup, 0, 0
+  "riscv64-rdcycle", rdcycle_read, rdcycle_setup, 0, 0, COUNTER_ASKS
 };

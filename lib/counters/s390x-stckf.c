@@ -36,5 +36,5 @@ static int stckf_setup(struct counter_info *info)
 }
 
 const struct counter cpucycles_counter_s390x_stckf = {
-  "s390x-stckf", stckf_read, stckf_setup, 0, 0
+  "s390x-stckf", stckf_read, stckf_setup, 0, 0, COUNTER_TRIES
 };

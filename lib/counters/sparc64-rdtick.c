@@ -31,5 +31,5 @@ static int rdtick_setup(struct counter_info *info)
 }
 
 const struct counter cpucycles_counter_sparc64_rdtick = {
-  "sparc64-rdtick", rdtick_read, rdtick_setup, 0, 0
+  "sparc64-rdtick", rdtick_read, rdtick_setup, 0, 0, COUNTER_TRIES
 };

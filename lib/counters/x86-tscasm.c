@@ -21,12 +21,12 @@ static long long tscasm_read(void)
 
 static int tscasm_setup(struct counter_info *info)
 {
-  /* asks the kernel first whether RDTSC is disabled for the process */
-  if (cpucycles_tsc_setup(info) != 0) return -1;
-  tscasm_read(); /* faults here on a CPU without RDTSC or when CR4.TSD is set */
-  return 0;
+  /* Asks the kernel whether RDTSC is allowed (PR_GET_TSC) and runs no
+   * RDTSC: the probe's reads do, caught only where the kernel could not
+   * answer (info->may_fault). */
+  return cpucycles_tsc_setup(info);
 }
 
 const struct counter cpucycles_counter_x86_tscasm = {
-  "x86-tscasm", tscasm_read, tscasm_setup, 0, 0
+  "x86-tscasm", tscasm_read, tscasm_setup, 0, 0, COUNTER_ASKS
 };

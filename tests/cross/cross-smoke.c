@@ -148,7 +148,7 @@ static int fake32_setup(struct counter_info *info)
   return 0;
 }
 
-static const struct counter fake32 = { "fake32", fake32_read, fake32_setup, 0, 0 };
+static const struct counter fake32 = { "fake32", fake32_read, fake32_setup, 0, 0, COUNTER_TRIES };
 
 static void extend32_installed(void)
 {
@@ -187,7 +187,7 @@ static int fake_ns_setup(struct counter_info *info)
   return 0;
 }
 
-static const struct counter fakeclock = { "fakeclock", fake_ns_read, fake_ns_setup, 0, 0 };
+static const struct counter fakeclock = { "fakeclock", fake_ns_read, fake_ns_setup, 0, 0, COUNTER_TRIES };
 
 static void scaled_exact(void)
 {
