@@ -2,8 +2,10 @@
 # CI steps behind doc/security.md's promises that make check alone cannot
 # show.  Each builds out of tree in a scratch directory:
 #   tsan      clang -fsanitize=thread, make check (suppressions: tests/tsan.supp)
-#   asan      clang -fsanitize=address,undefined -fno-sanitize-recover=all,
-#             make check
+#   asan      clang -fsanitize=address,undefined -fno-sanitize-recover=all:
+#             the library, src/ tools, examples, every test program and make
+#             bench's programs built so (every compiler call in the logs
+#             checked for the flags), then make check
 #   valgrind  gcc build; make check, then every test program (each Check
 #             test in its own forked child, all under memcheck) and
 #             cpucycles-info under valgrind --error-exitcode --leak-check=full;
@@ -83,6 +85,39 @@ check() {
   return 1
 }
 
+# build_extra DIR: the programs and modules built only on demand
+# (EXTRA_PROGRAMS, EXTRA_LTLIBRARIES: make bench's programs, the setuid
+# helper), without running them.
+build_extra() {
+  local dir=$work/$1 extra
+  extra=$(printf 'print-extra:\n\t@echo $(EXTRA_PROGRAMS) $(EXTRA_LTLIBRARIES)\n' |
+          make -s -C "$dir" -f Makefile -f - print-extra)
+  # shellcheck disable=SC2086
+  (cd "$dir" && make -j"$jobs" $extra) >"$dir/extra.log" 2>&1 || {
+    tail -n 40 "$dir/extra.log"; return 1; }
+}
+
+# flags_reached DIR COMPILER CFLAGS LDFLAGS: every call of COMPILER that
+# the build logs show (configured with --disable-silent-rules; libtool's
+# own calls included) has CFLAGS word for word where it compiles (-c),
+# LDFLAGS where it links (libtool keeps only the flags it knows when it
+# links a shared object: -fsanitize=, not -fno-sanitize-recover=).
+# Prints how many compiled and linked, or the calls without.
+flags_reached() {
+  local dir=$work/$1 cc=$2 cflags=$3 ldflags=$4 calls compiles links missing
+  calls=$(cat "$dir/build.log" "$dir/extra.log" "$dir/check.log" |
+          grep -E "^(libtool: (compile|link): +)?$cc ")
+  compiles=$(printf '%s\n' "$calls" | grep -E ' -c( |$)')
+  links=$(printf '%s\n' "$calls" | grep -vE ' -c( |$)')
+  missing=$( { printf '%s\n' "$compiles" | grep -vF -e "$cflags"
+               printf '%s\n' "$links" | grep -vF -e "$ldflags"; } | grep .)
+  if [ -z "$compiles" ] || [ -z "$links" ] || [ -n "$missing" ]; then
+    printf '%s\n' "${missing:-no compiler call in the logs}" | head -n 20
+    return 1
+  fi
+  echo "$(printf '%s\n' "$compiles" | wc -l) compiler calls and $(printf '%s\n' "$links" | wc -l) links"
+}
+
 step_tsan() {
   local t0; t0=$(now)
   export TSAN_OPTIONS="suppressions=$src/tests/tsan.supp halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
@@ -104,10 +139,16 @@ step_asan() {
   # count against the library (valgrind's run shows 0 allocations).
   export ASAN_OPTIONS="detect_leaks=1 strict_string_checks=1 detect_stack_use_after_return=1 use_sigaltstack=0 ${ASAN_OPTIONS:-}"
   export UBSAN_OPTIONS="print_stacktrace=1 halt_on_error=1 ${UBSAN_OPTIONS:-}"
-  if build asan CC=clang CFLAGS="$flags" LDFLAGS="-fsanitize=address,undefined" && check asan; then
-    pass "asan: make check under AddressSanitizer+UndefinedBehaviorSanitizer ($(( $(now) - t0 ))s)"
+  local ldflags="-fsanitize=address,undefined" calls
+  # --disable-silent-rules: the logs show each compiler call, for
+  # flags_reached.
+  if build asan --disable-silent-rules CC=clang CFLAGS="$flags" LDFLAGS="$ldflags" &&
+     build_extra asan && check asan &&
+     calls=$(flags_reached asan clang "$flags" "$ldflags"); then
+    pass "asan: make check under AddressSanitizer+UndefinedBehaviorSanitizer, make bench's programs built so; $calls, each with the flags ($(( $(now) - t0 ))s)"
   else
-    fail "asan: make check under AddressSanitizer+UndefinedBehaviorSanitizer"
+    [ -n "${calls:-}" ] && printf '%s\n' "$calls"
+    fail "asan: make check under AddressSanitizer+UndefinedBehaviorSanitizer, make bench's programs built so"
   fi
   unset ASAN_OPTIONS UBSAN_OPTIONS
 }

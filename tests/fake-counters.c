@@ -1,6 +1,7 @@
 #include <signal.h>
 #include <string.h>
 #include "fake-counters.h"
+#include "fault.h"
 #include "select.h"
 
 struct fake fakes[FAKE_SLOTS];
@@ -55,10 +56,8 @@ static int fake_setup(struct fake *f, struct counter_info *info)
   if (f->failure == FAKE_SETUP_REFUSES
       || (f->failure == FAKE_WORKS_ONCE && f->setups > 1))
     return counter_refuse(info, f->info.refusal, f->info.refusal_errno);
-  if (f->failure == FAKE_SETUP_SIGSEGV) {
-    volatile int *nowhere = 0;
-    *nowhere = 1;
-  }
+  if (f->failure == FAKE_SETUP_SIGSEGV)
+    fault_segv();
   *info = f->info;
   f->reads = 0;
   return 0;

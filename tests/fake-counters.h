@@ -11,7 +11,7 @@ enum fake_failure {
   FAKE_WORKS,
   FAKE_SETUP_REFUSES,   /* setup returns -1, with info.refusal and
                            info.refusal_errno as the reason */
-  FAKE_SETUP_SIGSEGV,   /* setup dereferences a null pointer */
+  FAKE_SETUP_SIGSEGV,   /* setup stores into an inaccessible page */
   FAKE_READ_SIGILL,     /* every read raises SIGILL */
   FAKE_DECREASES,       /* reads go down in the first bad_attempts attempts */
   FAKE_NEVER_MOVES,     /* reads always return the same value */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "counter.h"
 #include "checked-by.h"
+#include "fault.h"
 /* ThreadSanitizer delivers signals through its own handler, which calls
  * ours later with its own mask, and emulates default actions. */
 #ifdef UNDER_TSAN
@@ -66,8 +67,8 @@ static void raises(void *arg)
 
 static void segfaults(void *arg)
 {
-  volatile int *nowhere = arg;
-  *nowhere = 1;
+  (void) arg;
+  fault_segv();
   ran++;
 }
 
@@ -256,18 +257,16 @@ static void application_action(int sig, siginfo_t *info, void *context)
   handled_in_other++;
   pthread_sigmask(SIG_BLOCK, 0, &now);
   usr2_blocked = sigismember(&now, SIGUSR2) && !sigismember(&now, sig);
-  info_ok = info != 0 && info->si_signo == sig && info->si_code == SEGV_MAPERR &&
-            info->si_addr == 0;
+  info_ok = info != 0 && info->si_signo == sig && info->si_code == SEGV_ACCERR &&
+            info->si_addr == (void *) fault_page();
   siglongjmp(other_escape, 1);
 }
 
 static void *faulting_thread(void *arg)
 {
   (void) arg;
-  if (sigsetjmp(other_escape, 1) == 0) {
-    volatile int *nowhere = 0;
-    *nowhere = 1;
-  }
+  if (sigsetjmp(other_escape, 1) == 0)
+    fault_segv();
   return 0;
 }
 
