@@ -60,7 +60,7 @@ static int no_setup(struct counter_info *info)
   return 0;
 }
 
-static const struct counter real = { COUNTER, counter_read, no_setup, 0, 0 };
+static const struct counter real = { COUNTER, counter_read, no_setup, 0, 0, COUNTER_TRIES };
 static const struct counter fake = { "memory", memory_read, no_setup, 0, 0, COUNTER_TRIES };
 
 static double now_ns(void)

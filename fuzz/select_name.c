@@ -27,9 +27,9 @@ static int setup_osclock(struct counter_info *info)
 }
 static int setup_refuses(struct counter_info *info) { (void) info; return -1; }
 
-static const struct counter fast = { "fake-fast", read_fast, setup_oncore, 0, 0 };
-static const struct counter slow = { "fake-slow", read_slow, setup_osclock, 0, 0 };
-static const struct counter refuses = { "fake-refuses", read_fast, setup_refuses, 0, 0 };
+static const struct counter fast = { "fake-fast", read_fast, setup_oncore, 0, 0, COUNTER_ASKS };
+static const struct counter slow = { "fake-slow", read_slow, setup_osclock, 0, 0, COUNTER_ASKS };
+static const struct counter refuses = { "fake-refuses", read_fast, setup_refuses, 0, 0, COUNTER_ASKS };
 static const struct counter *const table[] = { &fast, &slow, &refuses };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
