@@ -762,7 +762,7 @@ static void print_named(FILE *out, const struct explain *e)
   const char *winner = e->chosen >= 0 ? e->reports[e->chosen].name
                                       : "default-zero";
   char fact[512], action[512];
-  int i;
+  int i, listed;
 
   fputs("override ", out);
   print_name(out, e->named);
@@ -780,8 +780,9 @@ static void print_named(FILE *out, const struct explain *e)
       break;
     }
     fputs(": ignored: no counter of that name is built into this library (", out);
-    for (i = 0; i < e->nreports; i++)
-      fprintf(out, "%s%s", i ? ", " : "", e->reports[i].name);
+    for (i = 0, listed = 0; i < e->nreports; i++)
+      if (e->reports[i].outcome != PROBE_NOT_BUILT)
+        fprintf(out, "%s%s", listed++ ? ", " : "", e->reports[i].name);
     fprintf(out, "); the probe chose %s as without CPUCYCLES_COUNTER\n", winner);
     break;
   case EXPLAIN_NAMED_REFUSED:
