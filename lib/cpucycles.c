@@ -41,7 +41,7 @@ static volatile int tracing;
 
 /* libcpucycles prints its trace with stdio, so the lines come in order
  * with whatever the caller printed before its first call.  Ours flush the
- * caller's stdout first and are then written with write(2) from a stack
+ * caller's stdout first and are then written with write(2) from a static
  * buffer, which gives the same order without letting stdio allocate a
  * buffer for stdout when the caller has not printed yet.
  *
@@ -85,7 +85,10 @@ static int flush_stdout_without_waiting(void)
 
 static void trace_line(const struct probe_report *r, void *unused)
 {
-  char line[512]; /* room for any double in "%f" (up to 317 characters) */
+  /* room for any double in "%f" (up to 317 characters); static, like
+   * trace_kept, for the first call's stack: only the first call, under
+   * the library's lock, traces */
+  static char line[512];
   int len;
   (void) unused;
   len = snprintf(line, sizeof line,

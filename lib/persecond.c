@@ -77,6 +77,12 @@
  * formats every processor block it is asked for. */
 #define CPUINFO_LIMIT 65536
 
+/* /proc/cpuinfo is read through a window this big, on the first call's
+ * stack, which may be a small thread's: the lines the scan looks for are
+ * a few dozen bytes, and longer ones (x86's flags, arm64's Features) are
+ * skipped whole. */
+#define CPUINFO_WINDOW 256
+
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
 static int is_space(char c)
@@ -430,7 +436,7 @@ static enum cpuinfo_step cpuinfo_line(const char *line, size_t len,
 static int persecond_from_cpuinfo(const struct judge *j, long long *out)
 {
   static const char path[] = "/proc/cpuinfo";
-  char buf[4096];
+  char buf[CPUINFO_WINDOW];
   size_t have = 0;
   size_t total = 0;
   int skipping = 0;

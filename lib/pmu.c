@@ -245,9 +245,15 @@ struct dirent64_record {
   char d_name[1];
 };
 
+/* What one getdents64 call fills: room for a few records, at least one
+ * of the longest (a 255-byte name), and no more, on the first call's
+ * stack (which may be a small thread's); the directory is read in as
+ * many calls as it takes. */
+#define DIRENT_BYTES 512
+
 int cpucycles_pmu_discover(const char *root, struct cpucycles_pmu *pmus, int max)
 {
-  union { char bytes[2048]; unsigned long long align; } buf;
+  union { char bytes[DIRENT_BYTES]; unsigned long long align; } buf;
   struct cpucycles_pmu pmu;
   int fd, found = 0, kept = 0;
 

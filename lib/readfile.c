@@ -52,24 +52,43 @@ int cpucycles_openat_retrying(int dirfd, const char *path)
 }
 #endif
 
-int cpucycles_open_under(const char *root, const char *path)
-{
-  char full[4096];
-  size_t rootlen, pathlen;
+/* How long ROOT followed by PATH may be, NUL included: Linux's PATH_MAX. */
+#define JOINED_PATH_BYTES 4096
 
-  if (!root) root = "";
-  rootlen = strlen(root);
-  pathlen = strlen(path);
-  if (rootlen + pathlen + 1 > sizeof full) {
-    errno = ENAMETOOLONG;
-    return -1;
-  }
+/* ROOT followed by PATH, joined in a buffer of its own, for a fixture
+ * root (tests, cpucycles-info's CPUCYCLES_INFO_ROOT).  Not inlined: the
+ * library's first call reads the real system, and its stack, which may
+ * be a small thread's, never holds the buffer. */
+static __attribute__((noinline)) int open_joined(const char *root, size_t rootlen,
+                                                 const char *path, size_t pathlen)
+{
+  char full[JOINED_PATH_BYTES];
+
   memcpy(full, root, rootlen);
   memcpy(full + rootlen, path, pathlen + 1);
 #ifdef _WIN32
   return open_retrying(-1, full);
 #else
   return open_retrying(AT_FDCWD, full);
+#endif
+}
+
+int cpucycles_open_under(const char *root, const char *path)
+{
+  size_t rootlen, pathlen;
+
+  if (!root) root = "";
+  rootlen = strlen(root);
+  pathlen = strlen(path);
+  if (rootlen + pathlen + 1 > JOINED_PATH_BYTES) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  if (rootlen > 0) return open_joined(root, rootlen, path, pathlen);
+#ifdef _WIN32
+  return open_retrying(-1, path);
+#else
+  return open_retrying(AT_FDCWD, path);
 #endif
 }
 

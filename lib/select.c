@@ -94,25 +94,29 @@ struct trial {
   int backwards;
   int attempts;
   struct catch_status catch; /* PROBE_NOT_TRIED: why */
-  long long samples[SELECT_SAMPLES];
 };
 
-/* Smallest nonzero step of the samples, -1 when they decrease somewhere,
- * 0 when they never increase.  Only the low 32 bits count for a 32-bit
- * counter. */
-static long long smallest_step(const struct trial *t)
+/* SELECT_SAMPLES reads of the counter, folded as they are read (the
+ * first call may run on a small stack: no array of them): the smallest
+ * nonzero step, -1 when they decrease somewhere, 0 when they never
+ * increase.  Only the low 32 bits count for a 32-bit counter.  Every read
+ * is made, whatever the earlier ones showed, as many reads as the array
+ * of samples used to take, with no more between two of them than a
+ * comparison. */
+static long long smallest_step(long long (*read)(void), int only32)
 {
-  long long smallest = -1;
-  int i;
+  long long mask = only32 ? 0xffffffffLL : -1LL;
+  long long smallest = -1, previous = read() & mask;
+  int backwards = 0, i;
+
   for (i = 1; i < SELECT_SAMPLES; i++) {
-    long long a = t->samples[i - 1], b = t->samples[i];
-    if (t->info.only32) {
-      a &= 0xffffffffLL;
-      b &= 0xffffffffLL;
-    }
-    if (b < a) return -1;
-    if (b > a && (smallest < 0 || b - a < smallest)) smallest = b - a;
+    long long now = read() & mask;
+    if (now < previous) backwards = 1;
+    else if (now > previous && (smallest < 0 || now - previous < smallest))
+      smallest = now - previous;
+    previous = now;
   }
+  if (backwards) return -1;
   return smallest < 0 ? 0 : smallest;
 }
 
@@ -125,7 +129,6 @@ static void trial_reads(void *arg)
   struct trial *t = arg;
   long long (*read)(void) = t->counter->read;
   long long step = 0, penalty, scaled;
-  int i;
 
   penalty = cpucycles_penalty_of(&t->info) + t->bump;
   /* Its penalty and bump alone tie the best counter so far: it cannot win
@@ -149,8 +152,7 @@ static void trial_reads(void *arg)
   t->stage = PROBE_IN_READS;
   while (t->attempts < SELECT_ATTEMPTS && step <= 0) {
     t->attempts++;
-    for (i = 0; i < SELECT_SAMPLES; i++) t->samples[i] = read();
-    step = smallest_step(t);
+    step = smallest_step(read, t->info.only32);
     if (step < 0) t->backwards++;
   }
   if (step <= 0) {

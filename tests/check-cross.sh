@@ -16,14 +16,16 @@
 #  - configures out of tree with --host=TRIPLET --disable-shared (static: no
 #    libtool wrapper scripts to run under qemu) --enable-werror (a warning
 #    of the project's code for any ISA fails the build), builds the library,
-#    cpucycles-info, tests/cross/cross-smoke.c, bench/bench-firstcall and
-#    the Check programs;
+#    cpucycles-info, tests/cross/cross-smoke.c, tests/cross/cross-stack.c
+#    (the first call on a small thread stack, run untraced and traced:
+#    cross-stack, cross-stack-traced), bench/bench-firstcall and the Check
+#    programs;
 #  - runs each program under qemu-ARCH with the triplet's libc
 #    (/usr/TRIPLET) and reports PASS/FAIL/SKIP per program.
 # bench-firstcall's figure (the first call's cost under emulation) is
 # reported, never judged.
-# A test is one program run (cross-smoke, cpucycles-info, bench-firstcall, each Check
-# program), or the trace's list (trace-list: cpucycles-info's tracesetup
+# A test is one program run (cross-smoke, cross-stack, cross-stack-traced,
+# cpucycles-info, bench-firstcall, each Check program), or the trace's list (trace-list: cpucycles-info's tracesetup
 # lines are libcpucycles' list for the triplet's ISA, shown as
 # "TRIPLET trace: 0 NAME 1 NAME ...").  The last line is "N passed, N failed"; the exit status is
 # nonzero when anything failed.
@@ -329,6 +331,14 @@ run_triplet() {
   else
     run_one "$t" "$q" cross-smoke "$dir/cross-smoke"
   fi
+  if ! $cc $cflags -Wall -Wextra -I"$srcdir/include" \
+      "$srcdir/tests/cross/cross-stack.c" "$dir/lib/.libs/libcpucycles.a" $libs -pthread \
+      -o "$dir/cross-stack" > "$dir/cross-stack-build.log" 2>&1; then
+    result "$t" cross-stack FAIL "does not build"; show_log "$dir/cross-stack-build.log"
+  else
+    run_one "$t" "$q" cross-stack "$dir/cross-stack"
+    run_one "$t" "$q" cross-stack-traced "$dir/cross-stack" "" traced
+  fi
   run_one "$t" "$q" cpucycles-info "$dir/src/cpucycles-info"
   check_trace_list "$t"
   run_bench "$t" "$q"
@@ -354,9 +364,10 @@ run_triplet() {
 # verdict to the report.
 run_one() {
   local t=$1 q=$2 name=$3 prog=$4 extra=${5:-} dir=$build/$1 log status note verdict
+  shift 4; [ $# -gt 0 ] && shift  # the program's arguments follow extra
   log=$dir/$name.log
   local retried=
-  (cd "$dir" && timeout "$PROGRAM_TIMEOUT" "$q" "$prog") > "$log" 2>&1
+  (cd "$dir" && timeout "$PROGRAM_TIMEOUT" "$q" "$prog" "$@") > "$log" 2>&1
   status=$?
   if [ $status -eq 124 ]; then
     # A hang (seen rarely with qemu-i386 in test-select: a forked test
@@ -364,7 +375,7 @@ run_one() {
     # program is given one more run; a second hang is a failure.
     mv "$log" "$log.hung"
     retried="hung once under qemu (log: $log.hung), passed on retry"
-    (cd "$dir" && timeout "$PROGRAM_TIMEOUT" "$q" "$prog") > "$log" 2>&1
+    (cd "$dir" && timeout "$PROGRAM_TIMEOUT" "$q" "$prog" "$@") > "$log" 2>&1
     status=$?
   fi
   note=$(grep -E '^[0-9]+%: Checks:|^cross-smoke: [0-9]+ passed|^cpucycles implementation|^[a-z0-9]+-[a-z0-9]+: |^first call: ' "$log" | tail -n 1)
