@@ -18,62 +18,61 @@
 #include "readfile.h"
 #include "rdpmc.h"
 
-static const char *const core_pmus[] = {
-  "/sys/bus/event_source/devices/cpu/rdpmc",
-  "/sys/bus/event_source/devices/cpu_core/rdpmc",
-  "/sys/bus/event_source/devices/cpu_atom/rdpmc",
-};
+/* The core PMUs' directories under /sys/bus/event_source/devices. */
+static const char *const core_pmus[] = { "cpu", "cpu_core", "cpu_atom" };
+#define CORE_PMUS (sizeof core_pmus / sizeof core_pmus[0])
 
-/* The file holds "2" (and its newline). */
-static int says_always(const char *root, const char *path)
+/* The switch's file holds "2" (and its newline). */
+static int says_always(int fd)
 {
   char buf[16];
   int full;
-  ssize_t len = cpucycles_read_file_start(root, path, buf, sizeof buf, &full);
+  ssize_t len = cpucycles_read_fd_start(fd, buf, sizeof buf, &full);
   if (len < 0 || full) return 0;
   if (len == 2 && buf[1] == '\n') len = 1;
   return len == 1 && buf[0] == '2';
 }
 
-/* Whether PATH (a directory) exists under ROOT: 1, 0 when not, -1 when
- * it cannot be told. */
-static int exists(const char *root, const char *path)
-{
-  int fd = cpucycles_open_under(root, path);
-  if (fd >= 0) {
-    close(fd);
-    return 1;
-  }
-  return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
-}
-
+/* The devices directory is opened once and everything else is looked up
+ * relative to it: in a virtual machine every path walked through sysfs
+ * costs microseconds, and this runs in every first call on x86-64. */
+#ifdef _WIN32
 int cpucycles_rdpmc_switch(const char *root)
 {
-  int found = 0;
+  (void) root;
+  return -1; /* no sysfs: nothing to ask */
+}
+#else
+int cpucycles_rdpmc_switch(const char *root)
+{
+  char path[32];
+  int found = 0, result = 2, dir, fd;
   size_t i;
 
-  for (i = 0; i < sizeof core_pmus / sizeof core_pmus[0]; i++) {
-    int fd = cpucycles_open_under(root, core_pmus[i]);
-    char dir[64];
-    size_t n;
+  dir = cpucycles_open_under(root, "/sys/bus/event_source/devices");
+  /* no such directory (sysfs not mounted, not Linux): nothing to ask */
+  if (dir < 0) return -1;
+  for (i = 0; i < CORE_PMUS && result == 2; i++) {
+    memcpy(path, core_pmus[i], strlen(core_pmus[i]));
+    memcpy(path + strlen(core_pmus[i]), "/rdpmc", sizeof "/rdpmc");
+    fd = cpucycles_openat_retrying(dir, path);
     if (fd < 0) {
-      if (errno != ENOENT && errno != ENOTDIR) return 1;
-      /* no such PMU, or a PMU without the switch (a kernel before 3.4):
-       * nothing to ask there */
-      n = strlen(core_pmus[i]) - strlen("/rdpmc");
-      memcpy(dir, core_pmus[i], n);
-      dir[n] = 0;
-      if (exists(root, dir) != 0) return -1;
+      /* No such PMU; or a PMU without the switch: a kernel before 3.4,
+       * which let no process run RDPMC at all.  Anything else: unknown,
+       * so not 2. */
+      if (errno != ENOENT && errno != ENOTDIR) result = 1;
       continue;
     }
-    close(fd);
     found = 1;
-    if (!says_always(root, core_pmus[i])) return 1;
+    if (!says_always(fd)) result = 1;
+    close(fd);
   }
-  if (found) return 2;
-  /* no core PMU: a PMU driver is absent only where sysfs shows the bus */
-  return exists(root, "/sys/bus/event_source/devices") == 1 ? 0 : -1;
+  close(dir);
+  if (result != 2) return result;
+  /* no core PMU at all: no PMU driver */
+  return found ? 2 : 0;
 }
+#endif
 
 int cpucycles_perf_user_access(const char *root)
 {

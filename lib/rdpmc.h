@@ -13,10 +13,11 @@
  * one present says 2 (always); 1 when one says anything else (0 never, 1
  * Linux's default: only while the process has a perf event mapped;
  * unreadable or malformed included); 0 when the directory holds no core
- * PMU at all (no PMU driver: Linux then never lets user mode run RDPMC,
- * as only the PMU driver sets CR4.PCE); -1 when there is nothing to ask
- * (no such directory: sysfs not mounted; a core PMU without the switch):
- * then only trying tells. */
+ * PMU with the switch (no PMU driver: Linux then never lets user mode run
+ * RDPMC, as only the PMU driver sets CR4.PCE; a kernel before 3.4, which
+ * had no switch, never let it either); -1 when there is nothing to ask
+ * (no such directory: sysfs not mounted, not Linux): then only trying
+ * tells. */
 int cpucycles_rdpmc_switch(const char *root);
 
 /* ROOT/proc/sys/kernel/perf_user_access (Linux 6.6 on RISC-V, 5.17 on
