@@ -257,7 +257,10 @@ static void application_action(int sig, siginfo_t *info, void *context)
   handled_in_other++;
   pthread_sigmask(SIG_BLOCK, 0, &now);
   usr2_blocked = sigismember(&now, SIGUSR2) && !sigismember(&now, sig);
-  info_ok = info != 0 && info->si_signo == sig && info->si_code == SEGV_ACCERR &&
+  /* A store into a PROT_NONE page: SEGV_ACCERR from Linux, SEGV_MAPERR
+   * from qemu-user (ppc64le); either way the kernel's, with the address. */
+  info_ok = info != 0 && info->si_signo == sig &&
+            (info->si_code == SEGV_ACCERR || info->si_code == SEGV_MAPERR) &&
             info->si_addr == (void *) fault_page();
   siglongjmp(other_escape, 1);
 }
