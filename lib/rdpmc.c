@@ -18,6 +18,13 @@
 #include "readfile.h"
 #include "rdpmc.h"
 
+#ifdef _WIN32
+int cpucycles_rdpmc_switch(const char *root)
+{
+  (void) root;
+  return -1; /* no sysfs: nothing to ask */
+}
+#else
 /* The core PMUs' directories under /sys/bus/event_source/devices. */
 static const char *const core_pmus[] = { "cpu", "cpu_core", "cpu_atom" };
 #define CORE_PMUS (sizeof core_pmus / sizeof core_pmus[0])
@@ -36,13 +43,6 @@ static int says_always(int fd)
 /* The devices directory is opened once and everything else is looked up
  * relative to it: in a virtual machine every path walked through sysfs
  * costs microseconds, and this runs in every first call on x86-64. */
-#ifdef _WIN32
-int cpucycles_rdpmc_switch(const char *root)
-{
-  (void) root;
-  return -1; /* no sysfs: nothing to ask */
-}
-#else
 int cpucycles_rdpmc_switch(const char *root)
 {
   char path[32];

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "explain.h"
+#include "checked-by.h"
 #include "fake-counters.h"
 #include "fixture-tree.h"
 #include "perf.h"
@@ -163,6 +164,9 @@ END_TEST
 START_TEST(not_tried_says_why)
 {
   sigset_t block;
+  /* valgrind 3.19 delivers the blocked SIGSEGV that raise() left
+   * pending (test-works skips its pending tests there too) */
+  if (RUNNING_ON_VALGRIND) return;
   sigemptyset(&block);
   sigaddset(&block, SIGSEGV);
   ck_assert_int_eq(pthread_sigmask(SIG_BLOCK, &block, 0), 0);

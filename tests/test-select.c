@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "checked-by.h"
 #include "fake-counters.h"
 #include "multiplier.h"
 #include "select.h"
@@ -1069,6 +1070,9 @@ START_TEST(pending_crash_signal_skips_only_what_may_fault)
 {
   struct choice c;
   sigset_t block, pending;
+  /* valgrind 3.19 delivers the blocked SIGSEGV that raise() left
+   * pending (test-works skips its pending tests there too) */
+  if (RUNNING_ON_VALGRIND) return;
   application_state();
   sigemptyset(&block);
   sigaddset(&block, SIGSEGV);
