@@ -71,11 +71,26 @@ static int reset_by_delivery[CRASH_SIGNALS];
 /* Which of the actions the catcher installed. */
 static int installed[CRASH_SIGNALS];
 /* A trial is running in the probing thread: set and cleared by that
- * thread only; the handler takes the escape only in that thread.  No
- * thread-local: a handler touching one of a dlopen'ed library may call
- * into the dynamic linker. */
+ * thread only, read by the handler in any thread (atomics: another
+ * thread's handler reads them while the probe runs), which takes the
+ * escape only in the probing thread.  No thread-local: a handler touching
+ * one of a dlopen'ed library may call into the dynamic linker. */
 static volatile sig_atomic_t armed;
 static pthread_t prober;
+
+static void set_armed(int on)
+{
+  __atomic_store_n(&armed, on, __ATOMIC_SEQ_CST);
+}
+
+/* In a handler: whether the signal is the probing thread's, in a trial. */
+static int in_trial(void)
+{
+  pthread_t p;
+  if (!__atomic_load_n(&armed, __ATOMIC_SEQ_CST)) return 0;
+  __atomic_load(&prober, &p, __ATOMIC_RELAXED);
+  return pthread_equal(pthread_self(), p);
+}
 /* The probing thread's mask as the application set it, and the crash
  * signals sent to the process (kill, sigqueue) that reached the probing
  * thread only because the probe unblocked them: they are sent again once
@@ -146,9 +161,9 @@ static void on_crash(int sig, siginfo_t *info, void *context)
    * under test is its own failure. */
   int sent = info && (info->si_code == SI_USER || info->si_code == SI_QUEUE);
 
-  if (armed && pthread_equal(pthread_self(), prober)) {
+  if (in_trial()) {
     if (!sent) {
-      armed = 0;
+      set_armed(0);
       caught = sig;
       siglongjmp(escape, 1);
     }
@@ -308,7 +323,10 @@ int cpucycles_catch_arm(struct catch_status *status)
 
   for (i = 0; i < CRASH_SIGNALS; i++) resend[i] = 0;
   application_mask = saved_mask;
-  prober = pthread_self();
+  {
+    pthread_t self = pthread_self();
+    __atomic_store(&prober, &self, __ATOMIC_RELAXED);
+  }
   if (install() != 0) {
     uninstall();
     return problem(status, CATCH_ACTION_REFUSED, 0);
@@ -339,12 +357,12 @@ int cpucycles_catch_try(void (*fn)(void *), void *arg, int *stopped_by,
    * trial): after a caught fault the kernel left its signal blocked, and
    * it is unblocked again below. */
   if (sigsetjmp(escape, 0) == 0) {
-    armed = 1;
+    set_armed(1);
     fn(arg);
-    armed = 0;
+    set_armed(0);
     return 0;
   }
-  armed = 0;
+  set_armed(0);
   if (stopped_by) *stopped_by = caught;
   pthread_sigmask(SIG_UNBLOCK, &crash_set, 0);
   return -1;
