@@ -159,6 +159,11 @@ plain_build() {
   build plain CFLAGS="-g -O1" && check plain && touch "$work/plain/.built"
 }
 
+# --fair-sched=yes: valgrind runs one thread at a time, and its default
+# lock lets a thread that never makes a system call (test-reliability's
+# threads spinning on cpucycles() while the main thread forks) keep it for
+# minutes: fork_among_spinners timed out (120 s) on an idle machine, and
+# took 24 s for the whole program with the fair lock.
 # vg NAME PROGRAM ARGS...: PROGRAM under memcheck; exit 99 means a memcheck
 # error (in the program or in any forked child), 77 a program that skips
 # itself under valgrind (test-sandbox: seccomp), anything else nonzero a
@@ -168,7 +173,7 @@ vg() {
   local log=$work/plain/vg-$name.log status
   # The environment make check gives tests (Makefile.am AM_TESTS_ENVIRONMENT).
   (cd "$work/plain" && srcdir=$src/tests top_builddir=. && export srcdir top_builddir &&
-   ./libtool --mode=execute valgrind --error-exitcode=99 \
+   ./libtool --mode=execute valgrind --fair-sched=yes --error-exitcode=99 \
      --suppressions="$src/tests/valgrind.supp" \
      --leak-check=full --errors-for-leak-kinds=definite,indirect \
      --show-leak-kinds=definite,indirect --track-fds=no "$@") >"$log" 2>&1
