@@ -5,8 +5,9 @@
  * did so until 6.6; from 6.6 on it does so only when the sysctl
  * kernel.perf_user_access is 2 (legacy), so by default rdcycle raises an
  * illegal-instruction trap and the kernel sends SIGILL.  Setup asks the
- * sysctl; only without it is the fault caught.  Then riscv64-perfrdcycle (an event mapped by the process, which the
- * default perf_user_access 1 allows) or default-perfevent takes over. */
+ * sysctl; only without it is the fault caught.  Then riscv64-perfrdcycle
+ * (an event mapped by the process, which the default perf_user_access 1
+ * allows) or default-perfevent takes over. */
 #if !defined(__riscv) || __riscv_xlen != 64
 #error "riscv64-rdcycle needs a 64-bit RISC-V CPU"
 #endif
