@@ -18,6 +18,17 @@
 #include "readfile.h"
 #include "rdpmc.h"
 
+/* A setting file's text, len bytes of it read (-1: unreadable; full: it
+ * goes on), as both switches write it: one digit and its newline.  The
+ * digit's value, or -1 for anything else. */
+static int one_digit(const char *buf, ssize_t len, int full)
+{
+  if (len < 0 || full) return -1;
+  if (len == 2 && buf[1] == '\n') len = 1;
+  if (len != 1 || buf[0] < '0' || buf[0] > '9') return -1;
+  return buf[0] - '0';
+}
+
 #ifdef _WIN32
 int cpucycles_rdpmc_switch(const char *root)
 {
@@ -35,9 +46,7 @@ static int says_always(int fd)
   char buf[16];
   int full;
   ssize_t len = cpucycles_read_fd_start(fd, buf, sizeof buf, &full);
-  if (len < 0 || full) return 0;
-  if (len == 2 && buf[1] == '\n') len = 1;
-  return len == 1 && buf[0] == '2';
+  return one_digit(buf, len, full) == 2;
 }
 
 /* The devices directory is opened once and everything else is looked up
@@ -80,8 +89,6 @@ int cpucycles_perf_user_access(const char *root)
   int full;
   ssize_t len = cpucycles_read_file_start(root, "/proc/sys/kernel/perf_user_access",
                                           buf, sizeof buf, &full);
-  if (len < 0 || full) return -1;
-  if (len == 2 && buf[1] == '\n') len = 1;
-  if (len != 1 || buf[0] < '0' || buf[0] > '2') return -1;
-  return buf[0] - '0';
+  int value = one_digit(buf, len, full);
+  return value <= 2 ? value : -1;
 }

@@ -8,6 +8,8 @@
 #ifndef CPUCYCLES_RDPMC_H
 #define CPUCYCLES_RDPMC_H
 
+#include "counter.h"
+
 /* The core PMUs' rdpmc files under ROOT/sys/bus/event_source/devices
  * (cpu; cpu_core and cpu_atom on hybrid Intel processors): 2 when every
  * one present says 2 (always); 1 when one says anything else (0 never, 1
@@ -25,5 +27,24 @@ int cpucycles_rdpmc_switch(const char *root);
  * event, 2 (RISC-V's legacy mode) the cycle CSR for every process.  The
  * value, or -1 when there is no such file or it says something else. */
 int cpucycles_perf_user_access(const char *root);
+
+/* The rdcycle counters' setup question (riscv32-rdcycle, riscv64-rdcycle),
+ * asked of kernel.perf_user_access: 2 lets every process read the cycle
+ * CSR; 0 and 1 do not (1 only beside a mapped perf event, which may be the
+ * probe's and gone afterwards: a fault in the hot path), a refusal (-1)
+ * with the value as its reason.  Without the sysctl (a kernel before 6.6,
+ * qemu-user) only trying tells: 0, with info->may_fault set, so that the
+ * reads are caught. */
+static inline int cpucycles_rdcycle_access(struct counter_info *info)
+{
+  int access = cpucycles_perf_user_access("");
+  if (access == 0)
+    return counter_refuse(info, "kernel.perf_user_access 0: no user-mode cycle reads", 0);
+  if (access == 1)
+    return counter_refuse(info, "kernel.perf_user_access 1: the cycle CSR only "
+                          "beside a perf event", 0);
+  info->may_fault = access != 2;
+  return 0;
+}
 
 #endif

@@ -22,20 +22,11 @@ static long long rdcycle_read(void)
   return r;
 }
 
-/* Asks kernel.perf_user_access: 2 lets every process read the cycle CSR;
- * 0 and 1 do not (1 only beside a mapped perf event, which may be the
- * probe's and gone afterwards: a fault in the hot path).  Without the
- * sysctl (a kernel before 6.6, qemu-user) only trying tells: the reads
- * are caught. */
+/* Asks kernel.perf_user_access (rdpmc.h): refused where the kernel says
+ * no, caught where there is no such setting. */
 static int rdcycle_setup(struct counter_info *info)
 {
-  int access = cpucycles_perf_user_access("");
-  if (access == 0 || access == 1)
-    return counter_refuse(info, access == 0
-                          ? "kernel.perf_user_access 0: no user-mode cycle reads"
-                          : "kernel.perf_user_access 1: the cycle CSR only beside a perf event",
-                          0);
-  info->may_fault = access != 2;
+  if (cpucycles_rdcycle_access(info) != 0) return -1;
   info->kind = COUNTER_ONCORE;
   info->frequency = 0;
   info->only32 = 0;
