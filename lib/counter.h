@@ -158,22 +158,29 @@ int cpucycles_catch_try(void (*fn)(void *), void *arg, int *stopped_by,
  * installed, the application's action.  Only after a successful arm. */
 void cpucycles_catch_disarm(void);
 
-/* works.c: run fn(arg) with SIGILL, SIGFPE, SIGBUS, SIGSEGV and SIGABRT
- * caught in the calling thread (other threads' crash signals go on to
- * their own handlers).  Returns 0 when fn returned, -1 when one of those
- * signals stopped it, or when fn was not run: a crash signal blocked and
- * pending, or pthread_sigmask failing.  Handlers still ours and the
- * signal mask are restored before returning.  One thread at a time (the
- * library calls it under its init once).
- * works-windows.c: the same with the corresponding exceptions (illegal
- * and privileged instruction, access violation, ...) of the calling
- * thread, through a vectored exception handler removed before returning. */
-int cpucycles_works(void (*fn)(void *), void *arg);
-/* (Arm, try once, disarm: what tests of the catcher use.) */
+/* Arm, try once, disarm: run fn(arg) with SIGILL, SIGFPE, SIGBUS, SIGSEGV
+ * and SIGABRT caught in the calling thread (other threads' crash signals
+ * go on to their own handlers); on Windows, the corresponding exceptions
+ * (illegal and privileged instruction, access violation, ...).  Returns 0
+ * when fn returned, -1 when one of those signals stopped it (its number
+ * in *stopped_by, 0 when fn returned; stopped_by may be NULL), or when fn
+ * was not run because the catcher could not be armed.  What the tests of
+ * the catcher use; the probe arms once for all its trials. */
+static inline int cpucycles_works_signal(void (*fn)(void *), void *arg,
+                                         int *stopped_by)
+{
+  int result;
+  if (stopped_by) *stopped_by = 0;
+  if (cpucycles_catch_arm(0) != 0) return -1;
+  result = cpucycles_catch_try(fn, arg, stopped_by, 0);
+  cpucycles_catch_disarm();
+  return result;
+}
 
-/* The same, and the number of the signal that stopped fn in *stopped_by
- * (0 when fn returned).  stopped_by may be NULL. */
-int cpucycles_works_signal(void (*fn)(void *), void *arg, int *stopped_by);
+static inline int cpucycles_works(void (*fn)(void *), void *arg)
+{
+  return cpucycles_works_signal(fn, arg, 0);
+}
 
 /* The fallback that always answers; never in the probe's table. */
 extern const struct counter cpucycles_counter_default_zero;

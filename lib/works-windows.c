@@ -1,5 +1,6 @@
 /* Running code that may fault, with the fault turned into a return value:
- * Windows' version of works.c (counter.h's cpucycles_works).
+ * Windows' version of works.c (counter.h's cpucycles_catch_arm, _try and
+ * _disarm).
  *
  * On Windows a counter that user mode may not execute raises an
  * exception (illegal or privileged instruction, access violation), not a
@@ -8,8 +9,8 @@
  * in the middle of its work.  So the escape goes through the dispatcher's
  * own door, then jumps:
  *
- *  - a vectored exception handler, added first in the chain for the trial
- *    only, answers a crash exception of the probing thread by pointing
+ *  - a vectored exception handler, added first in the chain for the probe
+ *    only (armed once, at the first counter that may fault), answers a crash exception of the probing thread by pointing
  *    the faulting context at escape() (instruction pointer, and a stack
  *    pointer a little below the faulting one, aligned as after a call)
  *    and returning EXCEPTION_CONTINUE_EXECUTION: the dispatcher finishes
@@ -22,8 +23,8 @@
  *    gets EXCEPTION_CONTINUE_SEARCH: it goes on to the handlers the
  *    program has (vectored, frame-based, the unhandled-exception filter)
  *    as if we were not there;
- *  - the handler is removed before cpucycles_works returns: afterwards
- *    the library catches nothing.
+ *  - the handler is removed when the probe disarms: afterwards the
+ *    library catches nothing.
  *
  * RtlCaptureContext and a resumption at the captured context would avoid
  * the jump, but on 32-bit x86 it captures its caller's caller (through
@@ -185,19 +186,4 @@ void cpucycles_catch_disarm(void)
 {
   if (handler) RemoveVectoredExceptionHandler(handler);
   handler = 0;
-}
-
-int cpucycles_works_signal(void (*fn)(void *), void *arg, int *stopped_by)
-{
-  int result;
-  if (stopped_by) *stopped_by = 0;
-  if (cpucycles_catch_arm(0) != 0) return -1;
-  result = cpucycles_catch_try(fn, arg, stopped_by, 0);
-  cpucycles_catch_disarm();
-  return result;
-}
-
-int cpucycles_works(void (*fn)(void *), void *arg)
-{
-  return cpucycles_works_signal(fn, arg, 0);
 }

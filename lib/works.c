@@ -379,18 +379,3 @@ void cpucycles_catch_disarm(void)
   for (i = 0; i < CRASH_SIGNALS; i++)
     if (resend[i]) kill(getpid(), crash_signals[i]);
 }
-
-int cpucycles_works(void (*fn)(void *), void *arg)
-{
-  return cpucycles_works_signal(fn, arg, 0);
-}
-
-int cpucycles_works_signal(void (*fn)(void *), void *arg, int *stopped_by)
-{
-  int result;
-  if (stopped_by) *stopped_by = 0;
-  if (cpucycles_catch_arm(0) != 0) return -1;
-  result = cpucycles_catch_try(fn, arg, stopped_by, 0);
-  cpucycles_catch_disarm();
-  return result;
-}
