@@ -155,27 +155,31 @@ END_TEST
 
 /* ---- a dlopen() once the static TLS reserve is used up ---- */
 
+/* A copy of the file from, created as to (which must not exist yet): a
+ * module under a name of its own, which glibc loads again. */
+static void copy_file(const char *from, const char *to)
+{
+  static char image[1 << 21];
+  ssize_t len;
+  int fd = open(from, O_RDONLY | O_CLOEXEC);
+  ck_assert_int_ge(fd, 0);
+  len = read(fd, image, sizeof image);
+  close(fd);
+  ck_assert(len > 0 && len < (ssize_t) sizeof image);
+  fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(write(fd, image, (size_t) len), len);
+  close(fd);
+}
+
 /* Copies of tls-hog.so under names of their own (glibc loads a file
  * once), in a temporary directory. */
 static char hog_dir[256];
 
 static int copy_hog(int n, char *path, size_t size)
 {
-  static char image[1 << 20];
-  static ssize_t len = -1;
-  int fd;
-  if (len < 0) {
-    fd = open(TLS_HOG, O_RDONLY | O_CLOEXEC);
-    ck_assert_int_ge(fd, 0);
-    len = read(fd, image, sizeof image);
-    close(fd);
-    ck_assert(len > 0 && len < (ssize_t) sizeof image);
-  }
   snprintf(path, size, "%s/hog-%d.so", hog_dir, n);
-  fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
-  ck_assert_int_ge(fd, 0);
-  ck_assert_int_eq(write(fd, image, (size_t) len), len);
-  close(fd);
+  copy_file(TLS_HOG, path);
   return 0;
 }
 
@@ -231,24 +235,6 @@ END_TEST
 
 /* ---- two copies of the catcher in one process ---- */
 
-/* Copy of PLUGIN under a name of its own, so that glibc loads it again:
- * a second copy of the library's code (a static copy inside a plugin
- * beside the shared one). */
-static void copy_file(const char *from, const char *to)
-{
-  static char image[1 << 21];
-  ssize_t len;
-  int fd = open(from, O_RDONLY | O_CLOEXEC);
-  ck_assert_int_ge(fd, 0);
-  len = read(fd, image, sizeof image);
-  close(fd);
-  ck_assert(len > 0 && len < (ssize_t) sizeof image);
-  fd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
-  ck_assert_int_ge(fd, 0);
-  ck_assert_int_eq(write(fd, image, (size_t) len), len);
-  close(fd);
-}
-
 typedef int arm_fn(void);
 typedef void disarm_fn(void);
 
@@ -296,6 +282,8 @@ START_TEST(two_copies_leave_the_program_handlers)
 
   snprintf(dir, sizeof dir, "%s/two-copies-XXXXXX", tmp && *tmp ? tmp : "/tmp");
   ck_assert(mkdtemp(dir) != 0);
+  /* two copies of PLUGIN: a second copy of the library's code (a static
+   * copy inside a plugin beside the shared one) */
   for (i = 0; i < 2; i++) {
     snprintf(path[i], sizeof path[i], "%s/copy-%d.so", dir, (int) i);
     copy_file(PLUGIN, path[i]);
