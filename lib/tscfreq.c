@@ -100,6 +100,9 @@ static void cpuid_instruction(unsigned int leaf, unsigned int regs[4])
 /* Asked once for all four TSC counters: -1 until then.  Any thread that
  * gets here computes the same value, so a relaxed store is enough. */
 static long long tsc_hz = -1;
+#ifdef __i386__
+static int tsc_present = -1; /* likewise: CPUID says there is a TSC */
+#endif
 
 int cpucycles_tsc_setup(struct counter_info *info)
 {
@@ -111,13 +114,15 @@ int cpucycles_tsc_setup(struct counter_info *info)
     return counter_refuse(info, "RDTSC disabled for this process (prctl PR_SET_TSC)", 0);
 #ifdef __i386__
   /* CPUID leaf 1, EDX bit 4: a 32-bit x86 CPU without a TSC (before the
-   * Pentium) faults on RDTSC. */
-  {
+   * Pentium) faults on RDTSC.  Asked once, as the rate is (in a virtual
+   * machine every CPUID is a trip to the hypervisor). */
+  if (__atomic_load_n(&tsc_present, __ATOMIC_RELAXED) < 0) {
     unsigned int regs[4];
     cpuid_instruction(LEAF_SIGNATURE, regs);
-    if (!(regs[3] & TSC_PRESENT))
-      return counter_refuse(info, "no time-stamp counter (CPUID leaf 1)", 0);
+    __atomic_store_n(&tsc_present, (regs[3] & TSC_PRESENT) != 0, __ATOMIC_RELAXED);
   }
+  if (!__atomic_load_n(&tsc_present, __ATOMIC_RELAXED))
+    return counter_refuse(info, "no time-stamp counter (CPUID leaf 1)", 0);
 #endif
   hz = __atomic_load_n(&tsc_hz, __ATOMIC_RELAXED);
   if (hz < 0) {
