@@ -2,6 +2,11 @@
 #ifndef CPUCYCLES_H
 #define CPUCYCLES_H
 
+/* libcpucycles' include guard too, for programs that test it. */
+#ifndef cpucycles_h
+#define cpucycles_h
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

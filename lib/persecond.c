@@ -284,11 +284,12 @@ static int judged_unread(const struct judge *j, const char *path, int error)
 }
 
 /* A sysfs file holding one integer in the given unit, as the kernel writes
- * it: a dozen bytes with the newline.  One that fills the buffer is not. */
+ * it: a dozen bytes with the newline.  One that fills the buffer (65 bytes,
+ * one more than cpucycles-info shows of a text) is not. */
 static int persecond_from_sysfs(const struct judge *j, const char *path,
                                 int unit, long long *out)
 {
-  char buf[64];
+  char buf[65];
   int full;
   ssize_t len = cpucycles_read_file_start(j->root, path, buf, sizeof buf,
                                           &full);
@@ -333,8 +334,9 @@ enum cpuinfo_step { CPUINFO_GO_ON, CPUINFO_STOP };
  * first "cpu MHz static" line. */
 enum cpuinfo_rank { RANK_CPU_MHZ, RANK_CLOCK, RANK_CPU_MHZ_STATIC, RANK_NONE };
 
-/* How much of a refused value the report shows. */
-#define CPUINFO_BAD_TEXT 48
+/* How much of a refused value the report carries: 65 bytes, one more
+ * than cpucycles-info shows, so that it can tell a value that went on. */
+#define CPUINFO_BAD_TEXT 65
 
 struct cpuinfo_scan {
   int inprocessor;        /* in the first processor's block */

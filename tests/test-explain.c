@@ -610,6 +610,76 @@ START_TEST(json_strings_are_escaped)
 }
 END_TEST
 
+/* A refused source's text in the JSON: at most 64 bytes, and text_cut
+ * true exactly when the text went on past them (/proc/cpuinfo values of 49
+ * and 68 bytes were cut at 48 bytes, and a sysfs file's text at 64, with
+ * text_cut false).  value is "2400.000x" and valuelen - 9 y's; returns the
+ * JSON object of the source at path, in printed. */
+static const char *source_json(const char *path, size_t valuelen)
+{
+  static const char head[] = "processor\t: 0\ncpu MHz\t\t: ";
+  int cpuinfo = strcmp(path, "/proc/cpuinfo") == 0;
+  size_t at0 = cpuinfo ? strlen(head) : 0;
+  char text[256], *at, *end;
+  FILE *f;
+  size_t n;
+
+  ck_assert_uint_lt(valuelen, 200);
+  strcpy(text, head);
+  memset(text + at0, 'y', valuelen);
+  memcpy(text + at0, "2400.000x", 9);
+  strcpy(text + at0 + valuelen, cpuinfo ? "\n\n" : "\n");
+  put("/etc/cpucyclespersecond", "0\n");
+  put(path, text);
+  explain_table(1, 0);
+  f = tmpfile();
+  ck_assert_ptr_nonnull(f);
+  explain_print_json(f, &e, "0");
+  rewind(f);
+  n = fread(printed, 1, sizeof printed - 1, f);
+  printed[n] = 0;
+  fclose(f);
+  snprintf(text, sizeof text, "\"%s\"", path);
+  at = strstr(printed, text);
+  ck_assert_msg(at != 0, "no %s source in:\n%s", path, printed);
+  end = strchr(at, '}');
+  ck_assert_ptr_nonnull(end);
+  *end = 0;
+  return at;
+}
+
+static void check_text_cut(const char *path, size_t valuelen, size_t shown,
+                           int cut)
+{
+  const char *json = source_json(path, valuelen);
+  char text[100], text_cut[40];
+  snprintf(text, sizeof text, "\"text\": \"2400.000x%.*s", (int) (shown - 9),
+           "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy");
+  snprintf(text_cut, sizeof text_cut, "\"text_cut\": %s", cut ? "true" : "false");
+  ck_assert_msg(strstr(json, text) != 0 && strstr(json, text)[strlen(text)] != 'y',
+                "%s, %zu bytes: no %s\" in:\n%s", path, valuelen, text, json);
+  ck_assert_msg(strstr(json, text_cut) != 0,
+                "%s, %zu bytes: no %s in:\n%s", path, valuelen, text_cut, json);
+}
+
+START_TEST(json_text_cut_of_a_long_value)
+{
+  static const size_t lens[] = { 10, 47, 48, 49, 63, 64, 65, 68, 150 };
+  static const char max_freq[] =
+    "/sys/devices/system/cpu/cpu0/cpufreq/scaling_max_freq";
+  size_t k;
+  for (k = 0; k < sizeof lens / sizeof lens[0]; k++)
+    check_text_cut("/proc/cpuinfo", lens[k], lens[k] < 64 ? lens[k] : 64,
+                   lens[k] > 64);
+  /* a sysfs file: its newline is part of the text */
+  rmdir_tree("/proc");
+  check_text_cut(max_freq, 62, 62, 0);
+  check_text_cut(max_freq, 63, 63, 0);   /* 64 bytes with the newline */
+  check_text_cut(max_freq, 64, 64, 1);   /* the newline went on */
+  check_text_cut(max_freq, 100, 64, 1);
+}
+END_TEST
+
 static Suite *explain_suite(void)
 {
   Suite *s = suite_create("explain");
@@ -636,6 +706,7 @@ static Suite *explain_suite(void)
   tcase_add_test(t, warning_on_a_hybrid_cpu);
   tcase_add_test(t, hybrid_refusals);
   tcase_add_test(t, json_strings_are_escaped);
+  tcase_add_test(t, json_text_cut_of_a_long_value);
   suite_add_tcase(s, t);
   return s;
 }

@@ -7,7 +7,9 @@
  * (flockfile) and timestamps its line with cpucycles() while the main
  * thread's first call is tracing.  The first call must not wait for that
  * lock while the logger waits for the first call: the program ends, the
- * logger's line and every trace line are printed. */
+ * logger's line and every trace line are printed.
+ *
+ * "trace-client chosen": then "client chose NAME", the counter chosen. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
@@ -60,5 +62,7 @@ int main(int argc, char **argv)
   cpucycles();
   if (held) pthread_join(t, 0);
   printf("client after\n");
+  if (argc > 1 && strcmp(argv[1], "chosen") == 0)
+    printf("client chose %s\n", cpucycles_implementation());
   return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -50,3 +50,21 @@ printf '%s\n' "$held" | awk -v lines="$lines" '
     if (bad) { print "FAIL: stdout held: " bad; exit 1 }
     print "PASS: stdout held by another thread: " traced " trace lines and the logger line"
   }' || { printf '%s\n' "$held"; exit 1; }
+
+# CPUCYCLES_COUNTER=default-zero with the trace: default-zero is chosen,
+# and every counter is still measured for its line, as libcpucycles' trace
+# has them (cpucycles(3), ENVIRONMENT): the same lines, and the counters
+# that work here with their precision, not 0.
+named=$(CPUCYCLES_COUNTER=default-zero "$client" chosen | cat) ||
+  { echo "FAIL: the client failed with CPUCYCLES_COUNTER=default-zero"; exit 1; }
+printf '%s\n' "$named" | awk -v lines="$lines" '
+  /^cpucycles tracesetup / { traced++; last = $4; if (last != "default-zero" && $6 > 0) measured++; next }
+  /^client chose / { chose = $3; next }
+  END {
+    if (traced != lines) bad = traced " trace lines, not " lines
+    else if (last != "default-zero") bad = "the default-zero line not last"
+    else if (!measured) bad = "no counter measured: every precision 0"
+    else if (chose != "default-zero") bad = "chose " chose ", not default-zero"
+    if (bad) { print "FAIL: CPUCYCLES_COUNTER=default-zero traced: " bad; exit 1 }
+    print "PASS: CPUCYCLES_COUNTER=default-zero traced: " measured " counters measured, default-zero chosen"
+  }' || { printf '%s\n' "$named"; exit 1; }
