@@ -42,37 +42,16 @@ long long cpucycles_penalty_of(const struct counter_info *info)
   return 300;
 }
 
-/* persecond/frequency is close to k/2^j for an integer k >= 1 and j from 0
- * to 10: x = ratio * 2^j lies within 0.2 of an integer.  These are
- * libcpucycles' denominators and tolerance for the multipliers it
- * measures, so every timer it keeps is kept; a ratio in thirds (800 MHz, an
- * idle frequency sample, over a 24 MHz timer: 33.33) never comes closer
- * than 1/3 and is dropped.  The margin of 1e-9 lets a ratio that is exactly
- * 0.2 away in decimal (2.4 x 2 = 4.8) pass as it does in exact arithmetic. */
-#define RATIO_MAX_DENOMINATOR 1024
-#define RATIO_TOLERANCE 0.2
-#define RATIO_ROUNDING_MARGIN 1e-9
-
-static int ratio_fits(double ratio)
-{
-  double denominator;
-  for (denominator = 1; denominator <= RATIO_MAX_DENOMINATOR; denominator *= 2) {
-    double x = ratio * denominator;
-    double nearest = (double) (long long) (x + 0.5);
-    double error = x - nearest;
-    if (error < 0) error = -error;
-    if (nearest >= 1 && error <= RATIO_TOLERANCE + RATIO_ROUNDING_MARGIN) return 1;
-  }
-  return 0;
-}
-
 double cpucycles_scaling_of(const struct counter_info *info, long long persecond)
 {
   double ratio;
   if (info->frequency == 0) return 1.0;
   if (info->frequency < 0 || persecond <= 0) return -1;
   ratio = (double) persecond / (double) info->frequency;
-  if (info->kind != COUNTER_OSCLOCK && !info->frequency_exact && !ratio_fits(ratio))
+  /* a timer's: libcpucycles measures its multiplier, and keeps it where
+   * one k/2^j fits (a ratio in thirds, 800 MHz over 24 MHz, never does) */
+  if (info->kind != COUNTER_OSCLOCK && !info->frequency_exact
+      && cpucycles_multiplier_of(&ratio, 1) <= 0)
     return -1;
   return ratio;
 }

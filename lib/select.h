@@ -88,7 +88,8 @@ int cpucycles_select(const struct counter *const *table, int count,
                      struct choice *best);
 
 /* Cycles per tick for a counter of this description, or -1 when the
- * counter must be dropped because its frequency does not fit persecond. */
+ * counter must be dropped because its frequency does not fit persecond
+ * (cpucycles_multiplier_of). */
 double cpucycles_scaling_of(const struct counter_info *info, long long persecond);
 
 /* The penalty in cycles for a counter of this description (its kind,
