@@ -18,7 +18,7 @@
 
 /* ---- collecting ---- */
 
-static void keep_source(const struct persecond_source *s, void *arg)
+void explain_keep_source(const struct persecond_source *s, void *arg)
 {
   struct explain *e = arg;
   struct explain_source *k;
@@ -39,7 +39,7 @@ static void keep_source(const struct persecond_source *s, void *arg)
   k->value = s->value;
 }
 
-static void keep_report(const struct probe_report *r, void *arg)
+void explain_keep_report(const struct probe_report *r, void *arg)
 {
   struct explain *e = arg;
   if (e->nreports <= EXPLAIN_COUNTERS) e->reports[e->nreports++] = *r;
@@ -247,26 +247,17 @@ static void warn_cpuinfo_flags(struct explain *e)
 }
 #endif
 
-int explain_collect(struct explain *e, const char *root,
-                    const struct counter *const *table, int count,
-                    const char *envpersecond, const char *name)
+void explain_start(struct explain *e, const char *root, int count,
+                   const char *name)
 {
-  struct choice choice;
-
   memset(e, 0, sizeof *e);
-  if (count > EXPLAIN_COUNTERS) return -1;
   e->root = root ? root : "";
   e->named = name;
   e->count = count;
-  e->persecond = cpucycles_persecond_estimate_reported(e->root, envpersecond,
-                                                       keep_source, e);
-#ifdef CPUCYCLES_PERF_AVAILABLE
-  cpucycles_perf_set_persecond(e->persecond);
-#endif
-  e->chosen = cpucycles_select(table, count, e->persecond, name, keep_report,
-                               e, &choice);
-  if (e->chosen >= 0 && table[e->chosen]->release) table[e->chosen]->release();
+}
 
+void explain_machine(struct explain *e)
+{
   e->paranoid = read_setting(e->root, "/proc/sys/kernel/perf_event_paranoid");
   e->rdpmc = read_setting(e->root, "/sys/bus/event_source/devices/cpu/rdpmc");
   if (!e->rdpmc.known)   /* hybrid Intel: one PMU per core type */
@@ -279,6 +270,25 @@ int explain_collect(struct explain *e, const char *root,
   warn_turbo(e);
   warn_cpuinfo_flags(e);
   warn_hybrid(e);
+}
+
+int explain_collect(struct explain *e, const char *root,
+                    const struct counter *const *table, int count,
+                    const char *envpersecond, const char *name)
+{
+  struct choice choice;
+
+  explain_start(e, root, count, name);
+  if (count > EXPLAIN_COUNTERS) return -1;
+  e->persecond = cpucycles_persecond_estimate_reported(e->root, envpersecond,
+                                                       explain_keep_source, e);
+#ifdef CPUCYCLES_PERF_AVAILABLE
+  cpucycles_perf_set_persecond(e->persecond);
+#endif
+  e->chosen = cpucycles_select(table, count, e->persecond, name,
+                               explain_keep_report, e, &choice);
+  if (e->chosen >= 0 && table[e->chosen]->release) table[e->chosen]->release();
+  explain_machine(e);
   return 0;
 }
 
