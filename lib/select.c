@@ -1,23 +1,8 @@
 /* The probe, as libcpucycles-selection.md specifies it and libcpucycles'
- * code refines it (doc/selection.md):
- *  - a counter of libcpucycles' list that was not built here is a dropped
- *    line of the report, never run;
- *  - a counter whose setup or reads die with a crash signal is dropped;
- *    a counter that asks the kernel (COUNTER_ASKS) runs with no handler
- *    installed; one that may fault runs under the catcher (works.c), armed
- *    once, at the first such counter, and disarmed when the probe ends;
- *    where catching is not possible, that counter alone is not tried;
- *  - a counter that asks for scaling is dropped when the CPU frequency
- *    estimate is not close to a multiple of its frequency (a power-of-2
- *    denominator up to 1024 allowed), except counters of known rate;
- *  - 1000 reads must never decrease and must increase at least once, else
- *    the counter is tried again, 10 times in all, then dropped;
- *  - precision = smallest nonzero step times scaling, plus the penalty of
- *    what the counter is, plus 10 for each counter before it that worked
- *    (libcpucycles' order bump); the smallest precision wins, the earlier
- *    counter on a tie (so a counter whose penalty and bump alone reach the
- *    best precision so far is not sampled: it cannot win);
- *  - when nothing survives, default-zero answers. */
+ * code refines it: doc/selection.md states each rule, in the order below
+ * (setup, with crash signals caught only where the counter may fault;
+ * the scaling fit; 1000 reads, 10 attempts; precision, penalty and order
+ * bump, ties to the earlier counter; default-zero when nothing works). */
 #include "counter.h"
 #include <string.h>
 #include "multiplier.h"
@@ -212,15 +197,11 @@ static void trial(struct catcher *c, struct trial *t, int *signal)
 static void report_trial(const struct trial *t, int n, int signal,
                          select_report_fn *report, void *report_arg)
 {
-  struct probe_report r;
+  struct probe_report r = { .index = n, .name = t->counter->name,
+                            .outcome = signal ? PROBE_CRASHED : t->outcome,
+                            .stage = t->stage, .info = t->info,
+                            .persecond = t->persecond };
 
-  memset(&r, 0, sizeof r);
-  r.index = n;
-  r.name = t->counter->name;
-  r.outcome = signal ? PROBE_CRASHED : t->outcome;
-  r.stage = t->stage;
-  r.info = t->info;
-  r.persecond = t->persecond;
   if (t->info.frequency > 0)
     r.ratio = (double) t->persecond / (double) t->info.frequency;
   else if (t->info.rate_unknown)
@@ -244,21 +225,11 @@ static long long probe(struct catcher *c, struct trial *t,
 {
   int signal = 0;
 
-  t->counter = table[n];
-  memset(&t->info, 0, sizeof t->info);
-  t->persecond = persecond;
-  t->cutoff = cutoff;
-  t->bump = bump;
-  t->skipped = 0;
-  t->scaling = 0;
-  t->measured = 0;
-  t->precision = -1;
-  t->outcome = PROBE_STUCK; /* overwritten by every way out but the cutoff */
-  t->stage = PROBE_IN_SETUP;
-  t->backwards = 0;
-  t->attempts = 0;
-  memset(&t->catch, 0, sizeof t->catch);
-  /* trial_reads sets the precision last: a crash anywhere leaves it -1 */
+  /* the outcome is overwritten by every way out but the cutoff;
+   * trial_reads sets the precision last: a crash anywhere leaves it -1 */
+  *t = (struct trial) { .counter = table[n], .persecond = persecond,
+                        .cutoff = cutoff, .bump = bump, .precision = -1,
+                        .outcome = PROBE_STUCK, .stage = PROBE_IN_SETUP };
   if (t->counter->setup) trial(c, t, &signal);
   else t->outcome = PROBE_NOT_BUILT;
   if (report) report_trial(t, n, signal, report, report_arg);
@@ -358,12 +329,9 @@ static int select_with(struct catcher *c, const struct counter *const *table,
     may_skip = 0;
   }
   if (report) {
-    struct probe_report last;
-    memset(&last, 0, sizeof last);
-    last.index = count;
-    last.name = cpucycles_counter_default_zero.name;
-    last.outcome = PROBE_FALLBACK;
-    last.persecond = persecond;
+    struct probe_report last = { .index = count, .outcome = PROBE_FALLBACK,
+                                 .name = cpucycles_counter_default_zero.name,
+                                 .persecond = persecond };
     report(&last, report_arg);
   }
   if (named == count && chosen >= 0) {

@@ -883,6 +883,14 @@ static void json_setting(FILE *out, struct explain_setting s)
   else fputs("null", out);
 }
 
+/* An error's name ("errno N" where it has none), null for 0. */
+static void json_errno(FILE *out, int err)
+{
+  if (!err) fputs("null", out);
+  else if (errno_name(err)) json_cstring(out, errno_name(err));
+  else fprintf(out, "\"errno %d\"", err);
+}
+
 static void json_counter(FILE *out, const struct explain *e, int i)
 {
   const struct probe_report *r = &e->reports[i];
@@ -931,14 +939,7 @@ static void json_counter(FILE *out, const struct explain *e, int i)
   json_key(out, "refusal", &first);
   json_cstring(out, r->outcome == PROBE_REFUSED ? r->info.refusal : 0);
   json_key(out, "errno", &first);
-  if (r->outcome == PROBE_REFUSED && r->info.refusal_errno) {
-    if (errno_name(r->info.refusal_errno))
-      json_cstring(out, errno_name(r->info.refusal_errno));
-    else
-      fprintf(out, "\"errno %d\"", r->info.refusal_errno);
-  } else {
-    fputs("null", out);
-  }
+  json_errno(out, r->outcome == PROBE_REFUSED ? r->info.refusal_errno : 0);
   json_key(out, "not_tried", &first);
   if (r->outcome == PROBE_NOT_TRIED) json_cstring(out, catch_name(r->catch.problem));
   else fputs("null", out);
@@ -959,12 +960,7 @@ static void json_source(FILE *out, const struct explain_source *s)
   json_key(out, "text_cut", &first); fputs(s->cut ? "true" : "false", out);
   json_key(out, "unit", &first); json_cstring(out, s->unit);
   json_key(out, "errno", &first);
-  if (s->verdict == PERSECOND_UNREADABLE && errno_name(s->error))
-    json_cstring(out, errno_name(s->error));
-  else if (s->verdict == PERSECOND_UNREADABLE)
-    fprintf(out, "\"errno %d\"", s->error);
-  else
-    fputs("null", out);
+  json_errno(out, s->verdict == PERSECOND_UNREADABLE ? s->error : 0);
   json_key(out, "value", &first);
   if (s->verdict == PERSECOND_ACCEPTED) fprintf(out, "%lld", s->value);
   else fputs("null", out);
