@@ -53,7 +53,25 @@ static int clock_usec_read(long long *usec)
 long long cpucycles_clock_usec(void)
 {
   long long usec;
-  return clock_usec_read(&usec) == 0 ? usec : 0;
+  return clock_usec_read(&usec) == 0 ? usec : -1;
+}
+
+#define PAIR_BRACKET_USEC 10
+#define PAIR_TRIES 100
+
+int cpucycles_paired_reading(long long (*read)(void), long long (*clock)(void),
+                             long long *usec, long long *ticks)
+{
+  long long before, after;
+  int tries = 0;
+
+  do {
+    if ((before = clock()) < 0) return -1;
+    *ticks = read();
+    if ((after = clock()) < 0) return -1;
+  } while (after - before > PAIR_BRACKET_USEC && ++tries < PAIR_TRIES);
+  *usec = before + (after - before) / 2;
+  return 0;
 }
 
 static void anchor_store(struct extend32_anchor *a, long long usec, long long ticks)
@@ -258,25 +276,6 @@ static long long extended_read(void)
   return (long long) (scale(&w->scale, (unsigned long long) ticks - w->base) - w->offset);
 }
 
-/* A clock reading and a counter reading taken together: the clock is read
- * on both sides of the counter and the pair is taken again (up to 100
- * times) when something, a preemption or an interrupt, came between them.
- * -1 when the clock does not answer. */
-static int paired_reading(long long (*read)(void), long long *usec,
-                          unsigned long long *raw)
-{
-  int tries;
-  for (tries = 0; tries < 100; tries++) {
-    long long before, after;
-    if (clock_usec_read(&before) != 0) return -1;
-    *raw = (unsigned long long) read();
-    if (clock_usec_read(&after) != 0) return -1;
-    *usec = before + (after - before) / 2;
-    if (after - before <= 20) return 0;
-  }
-  return 0;
-}
-
 /* Readings of the clock that the measurement below waits for 2 ms of:
  * far more than a clock that moves ever needs (a coarse one included),
  * a bound for one that never does. */
@@ -284,19 +283,22 @@ static int paired_reading(long long (*read)(void), long long *usec,
 
 /* Ticks per microsecond of a 32-bit counter, measured against the clock
  * over about 2 ms (short enough not to wrap below 2 THz); each end is
- * known to within 10 us, so the rate to within about 1%.  fallback when
+ * known to within 5 us, so the rate to within about 0.5%.  fallback when
  * the clock does not answer or does not move. */
 static double measure_ticks_per_usec(long long (*read)(void), double fallback)
 {
-  long long start_usec, usec, n = 0;
-  unsigned long long start, now;
-  if (paired_reading(read, &start_usec, &start) != 0) return fallback;
+  long long start_usec, usec, start, now, n = 0;
+  unsigned long long ticks;
+  if (cpucycles_paired_reading(read, cpucycles_clock_usec, &start_usec, &start) != 0)
+    return fallback;
   do {
-    if (++n > MEASURE_READINGS_MAX || paired_reading(read, &usec, &now) != 0)
+    if (++n > MEASURE_READINGS_MAX
+        || cpucycles_paired_reading(read, cpucycles_clock_usec, &usec, &now) != 0)
       return fallback;
   } while (usec - start_usec < 2000 && usec >= start_usec);
-  if (usec <= start_usec || ((now - start) & 0xffffffffULL) == 0) return fallback;
-  return (double) ((now - start) & 0xffffffffULL) / (double) (usec - start_usec);
+  ticks = ((unsigned long long) now - (unsigned long long) start) & 0xffffffffULL;
+  if (usec <= start_usec || ticks == 0) return fallback;
+  return (double) ticks / (double) (usec - start_usec);
 }
 
 /* The wrapper's configuration, read by every caller from now on; its

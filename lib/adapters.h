@@ -66,9 +66,19 @@ unsigned long long cpucycles_exact_scale(const struct exact_scale *s,
 unsigned long long cpucycles_exact_scale_portable(const struct exact_scale *s,
                                                   unsigned long long ticks);
 
-/* The clock extend32 uses: CLOCK_MONOTONIC in microseconds when the kernel
- * has it (immune to clock steps), else gettimeofday. */
+/* The library's clock: CLOCK_MONOTONIC in microseconds when the kernel
+ * has it (immune to clock steps), else gettimeofday; -1 when both are
+ * refused (a seccomp filter, where the system calls are used). */
 long long cpucycles_clock_usec(void);
+
+/* A counter reading and the clock's time of it, the one paired reading of
+ * the library (extend32's rate, the measured multiplier): the middle of
+ * two clock readings around read(), taken again while they are more than
+ * 10 us apart (a preemption or an interrupt came between them), up to 100
+ * times, the last kept.  clock is cpucycles_clock_usec or a test's.
+ * -1 when the clock answers -1. */
+int cpucycles_paired_reading(long long (*read)(void), long long (*clock)(void),
+                             long long *usec, long long *ticks);
 
 /* Prepare the wrapper the choice needs and return the function that
  * cpucycles() should become: the counter's own read when it counts cycles

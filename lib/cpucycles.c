@@ -183,18 +183,35 @@ __attribute__((constructor)) static void register_fork_handlers(void)
 }
 #endif
 
+static const struct probe_observer *observer;
+
+void cpucycles_probe_observe(const struct probe_observer *o)
+{
+  observer = o;
+}
+
+static void report_line(const struct probe_report *r, void *unused)
+{
+  if (tracing) trace_line(r, unused);
+  if (observer) observer->counter(r, observer->arg);
+}
+
 static void initialise(void)
 {
   struct choice choice;
   long long (*fn)(void);
+  const struct probe_observer *o = observer;
 
-  persecond = cpucycles_persecond_estimate("", cpucycles_environment("cpucyclespersecond"));
+  persecond = cpucycles_persecond_estimate_reported(o ? o->root : "",
+                                                    cpucycles_environment("cpucyclespersecond"),
+                                                    o ? o->source : 0, o ? o->arg : 0);
 #ifdef CPUCYCLES_PERF_AVAILABLE
   /* a thread refused its own perf event counts clock time in cycles */
   cpucycles_perf_set_persecond(persecond);
 #endif
   cpucycles_select(cpucycles_counter_table, cpucycles_counter_count, persecond,
-                   cpucycles_environment("CPUCYCLES_COUNTER"), tracing ? trace_line : 0,
+                   cpucycles_environment("CPUCYCLES_COUNTER"),
+                   tracing || o ? report_line : 0,
                    0, &choice);
   chosen = choice.counter;
   fn = cpucycles_adapter_for(&choice, persecond);

@@ -1,28 +1,25 @@
-/* The measured multiplier of a timer of unknown rate.  See multiplier.h.
+/* The multiplier fit and the measured multiplier.  See multiplier.h.
  *
- * libcpucycles (wrapper.c, FINDMULTIPLIER) estimates cycles per tick three
- * times for each denominator 2^j it tries, each estimate at least 10 ms
- * and 1000 ticks of the timer against gettimeofday, and keeps the timer
- * when the three times 2^j lie within 0.2 of one integer k, scaling by
- * k/2^j.  Here the three estimates are taken once and every denominator
- * is tried on them (30 ms, not up to 330 ms), against CLOCK_MONOTONIC,
- * and a timer that does not reach 1000 ticks in a second is given up
- * (libcpucycles waits for it forever).
- *
- * Each reading of the timer is bracketed by two clock readings and taken
- * again (up to MULTIPLIER_RETRIES times) when the two are more than
- * MULTIPLIER_BRACKET_USEC apart: a thread descheduled between the timer
- * and the clock (milliseconds on a loaded machine) would otherwise skew an
- * estimate by that much over 10 ms, which libcpucycles survives only by
- * measuring again for the next denominator. */
+ * libcpucycles (wrapper.c, FINDMULTIPLIER) estimates cycles per tick
+ * three times for each denominator 2^j it tries, each estimate at least
+ * 10 ms and 1000 ticks of the timer against gettimeofday.  Here the three
+ * estimates are taken once and every denominator is tried on them (30 ms,
+ * not up to 330 ms), against CLOCK_MONOTONIC, each reading of the timer
+ * paired with the clock (cpucycles_paired_reading: a thread descheduled
+ * between the two would skew an estimate by milliseconds), and a timer
+ * that does not reach 1000 ticks in a second is given up (libcpucycles
+ * waits for it forever). */
 #include "counter.h"
 #include "adapters.h"
 #include "multiplier.h"
 
 #define MULTIPLIER_MAX_DENOMINATOR 1024
 #define MULTIPLIER_TOLERANCE 0.2
-#define MULTIPLIER_BRACKET_USEC 10
-#define MULTIPLIER_RETRIES 100
+/* libcpucycles rejects an estimate "more than 0.2" away; a ratio of two
+ * integers that is exactly 0.2 away (3.413 GHz over 2.56 GHz, x 1024 =
+ * 1365.2) lands just beyond it as a double: the margin keeps it, as
+ * exact arithmetic does. */
+#define MULTIPLIER_ROUNDING_MARGIN 1e-9
 
 static long long (*clock_of_measurement)(void) = cpucycles_clock_usec;
 
@@ -42,42 +39,27 @@ double cpucycles_multiplier_of(const double *estimates, int n)
     int fits = k >= 1;
     for (i = 0; i < n && fits; i++) {
       double error = estimates[i] * denominator - k;
-      if (error > MULTIPLIER_TOLERANCE || error < -MULTIPLIER_TOLERANCE) fits = 0;
+      if (error < 0) error = -error;
+      fits = error <= MULTIPLIER_TOLERANCE + MULTIPLIER_ROUNDING_MARGIN;
     }
     if (fits) return k / denominator;
   }
   return -1;
 }
 
-/* A reading of the timer and the clock's time of it: the middle of two
- * clock readings around it, taken again while they are far apart (the
- * last one is kept after MULTIPLIER_RETRIES). */
-static void reading(long long (*read)(void), long long (*clock)(void),
-                    long long *ticks, long long *usec)
-{
-  long long before, after;
-  int tries = 0;
-
-  do {
-    before = clock();
-    *ticks = read();
-    after = clock();
-  } while (after - before > MULTIPLIER_BRACKET_USEC && ++tries < MULTIPLIER_RETRIES);
-  *usec = before + (after - before) / 2;
-}
-
 /* persecond * elapsed / ticks over at least MULTIPLIER_USEC and
- * MULTIPLIER_TICKS; 0 when the timer is too slow or goes backwards.
- * Differences are taken before any product: no overflow. */
+ * MULTIPLIER_TICKS; 0 when the timer is too slow or goes backwards, or
+ * the clock does not answer.  Differences are taken before any product:
+ * no overflow. */
 static double estimate(long long (*read)(void), long long (*clock)(void),
                        long long persecond)
 {
   long long t0, t1, us0, us1;
   unsigned long long ticks;
 
-  reading(read, clock, &t0, &us0);
+  if (cpucycles_paired_reading(read, clock, &us0, &t0) != 0) return 0;
   do {
-    reading(read, clock, &t1, &us1);
+    if (cpucycles_paired_reading(read, clock, &us1, &t1) != 0) return 0;
     if (us1 - us0 > MULTIPLIER_LIMIT_USEC || t1 < t0) return 0;
     ticks = (unsigned long long) t1 - (unsigned long long) t0; /* t1 >= t0 */
   } while (us1 - us0 < MULTIPLIER_USEC || ticks < MULTIPLIER_TICKS);

@@ -14,17 +14,21 @@
 #define MULTIPLIER_TICKS 1000         /* ... and this many ticks */
 #define MULTIPLIER_LIMIT_USEC 1000000 /* a timer slower than that: none */
 
-/* k/2^j for the smallest j from 0 to 10 (and an integer k >= 1) such
- * that every estimate times 2^j lies within 0.2 of k: libcpucycles'
- * denominators and tolerance.  -1 when there is none. */
+/* The multiplier fit, the one rule for measured estimates (below) and
+ * for persecond over a stated rate (cpucycles_scaling_of, n = 1): k/2^j
+ * for the smallest j from 0 to 10 (and an integer k >= 1, the first
+ * estimate times 2^j rounded) such that every estimate times 2^j lies
+ * within 0.2 of k, libcpucycles' denominators and tolerance.  -1 when
+ * there is none. */
 double cpucycles_multiplier_of(const double *estimates, int n);
 
 /* Cycles per tick of read, from MULTIPLIER_ESTIMATES estimates of
  * persecond * (clock microseconds) / ticks, each over at least
  * MULTIPLIER_USEC microseconds and MULTIPLIER_TICKS ticks (each reading
- * of the timer bracketed by the clock, see multiplier.c), then
+ * paired with the clock: cpucycles_paired_reading), then
  * cpucycles_multiplier_of().  -1 when the timer does not move enough
- * within MULTIPLIER_LIMIT_USEC, goes backwards, or no k/2^j fits.
+ * within MULTIPLIER_LIMIT_USEC, goes backwards, the clock does not
+ * answer, or no k/2^j fits.
  * estimate, when not NULL, gets the first estimate (0 when none). */
 double cpucycles_multiplier_measure(long long (*read)(void), long long persecond,
                                     double *estimate);

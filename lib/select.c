@@ -1,23 +1,8 @@
 /* The probe, as libcpucycles-selection.md specifies it and libcpucycles'
- * code refines it (doc/selection.md):
- *  - a counter of libcpucycles' list that was not built here is a dropped
- *    line of the report, never run;
- *  - a counter whose setup or reads die with a crash signal is dropped;
- *    a counter that asks the kernel (COUNTER_ASKS) runs with no handler
- *    installed; one that may fault runs under the catcher (works.c), armed
- *    once, at the first such counter, and disarmed when the probe ends;
- *    where catching is not possible, that counter alone is not tried;
- *  - a counter that asks for scaling is dropped when the CPU frequency
- *    estimate is not close to a multiple of its frequency (a power-of-2
- *    denominator up to 1024 allowed), except counters of known rate;
- *  - 1000 reads must never decrease and must increase at least once, else
- *    the counter is tried again, 10 times in all, then dropped;
- *  - precision = smallest nonzero step times scaling, plus the penalty of
- *    what the counter is, plus 10 for each counter before it that worked
- *    (libcpucycles' order bump); the smallest precision wins, the earlier
- *    counter on a tie (so a counter whose penalty and bump alone reach the
- *    best precision so far is not sampled: it cannot win);
- *  - when nothing survives, default-zero answers. */
+ * code refines it: doc/selection.md states each rule, in the order below
+ * (setup, with crash signals caught only where the counter may fault;
+ * the scaling fit; 1000 reads, 10 attempts; precision, penalty and order
+ * bump, ties to the earlier counter; default-zero when nothing works). */
 #include "counter.h"
 #include <string.h>
 #include "multiplier.h"
@@ -42,37 +27,16 @@ long long cpucycles_penalty_of(const struct counter_info *info)
   return 300;
 }
 
-/* persecond/frequency is close to k/2^j for an integer k >= 1 and j from 0
- * to 10: x = ratio * 2^j lies within 0.2 of an integer.  These are
- * libcpucycles' denominators and tolerance for the multipliers it
- * measures, so every timer it keeps is kept; a ratio in thirds (800 MHz, an
- * idle frequency sample, over a 24 MHz timer: 33.33) never comes closer
- * than 1/3 and is dropped.  The margin of 1e-9 lets a ratio that is exactly
- * 0.2 away in decimal (2.4 x 2 = 4.8) pass as it does in exact arithmetic. */
-#define RATIO_MAX_DENOMINATOR 1024
-#define RATIO_TOLERANCE 0.2
-#define RATIO_ROUNDING_MARGIN 1e-9
-
-static int ratio_fits(double ratio)
-{
-  double denominator;
-  for (denominator = 1; denominator <= RATIO_MAX_DENOMINATOR; denominator *= 2) {
-    double x = ratio * denominator;
-    double nearest = (double) (long long) (x + 0.5);
-    double error = x - nearest;
-    if (error < 0) error = -error;
-    if (nearest >= 1 && error <= RATIO_TOLERANCE + RATIO_ROUNDING_MARGIN) return 1;
-  }
-  return 0;
-}
-
 double cpucycles_scaling_of(const struct counter_info *info, long long persecond)
 {
   double ratio;
   if (info->frequency == 0) return 1.0;
   if (info->frequency < 0 || persecond <= 0) return -1;
   ratio = (double) persecond / (double) info->frequency;
-  if (info->kind != COUNTER_OSCLOCK && !info->frequency_exact && !ratio_fits(ratio))
+  /* a timer's: libcpucycles measures its multiplier, and keeps it where
+   * one k/2^j fits (a ratio in thirds, 800 MHz over 24 MHz, never does) */
+  if (info->kind != COUNTER_OSCLOCK && !info->frequency_exact
+      && cpucycles_multiplier_of(&ratio, 1) <= 0)
     return -1;
   return ratio;
 }
@@ -233,15 +197,11 @@ static void trial(struct catcher *c, struct trial *t, int *signal)
 static void report_trial(const struct trial *t, int n, int signal,
                          select_report_fn *report, void *report_arg)
 {
-  struct probe_report r;
+  struct probe_report r = { .index = n, .name = t->counter->name,
+                            .outcome = signal ? PROBE_CRASHED : t->outcome,
+                            .stage = t->stage, .info = t->info,
+                            .persecond = t->persecond };
 
-  memset(&r, 0, sizeof r);
-  r.index = n;
-  r.name = t->counter->name;
-  r.outcome = signal ? PROBE_CRASHED : t->outcome;
-  r.stage = t->stage;
-  r.info = t->info;
-  r.persecond = t->persecond;
   if (t->info.frequency > 0)
     r.ratio = (double) t->persecond / (double) t->info.frequency;
   else if (t->info.rate_unknown)
@@ -265,21 +225,11 @@ static long long probe(struct catcher *c, struct trial *t,
 {
   int signal = 0;
 
-  t->counter = table[n];
-  memset(&t->info, 0, sizeof t->info);
-  t->persecond = persecond;
-  t->cutoff = cutoff;
-  t->bump = bump;
-  t->skipped = 0;
-  t->scaling = 0;
-  t->measured = 0;
-  t->precision = -1;
-  t->outcome = PROBE_STUCK; /* overwritten by every way out but the cutoff */
-  t->stage = PROBE_IN_SETUP;
-  t->backwards = 0;
-  t->attempts = 0;
-  memset(&t->catch, 0, sizeof t->catch);
-  /* trial_reads sets the precision last: a crash anywhere leaves it -1 */
+  /* the outcome is overwritten by every way out but the cutoff;
+   * trial_reads sets the precision last: a crash anywhere leaves it -1 */
+  *t = (struct trial) { .counter = table[n], .persecond = persecond,
+                        .cutoff = cutoff, .bump = bump, .precision = -1,
+                        .outcome = PROBE_STUCK, .stage = PROBE_IN_SETUP };
   if (t->counter->setup) trial(c, t, &signal);
   else t->outcome = PROBE_NOT_BUILT;
   if (report) report_trial(t, n, signal, report, report_arg);
@@ -379,12 +329,9 @@ static int select_with(struct catcher *c, const struct counter *const *table,
     may_skip = 0;
   }
   if (report) {
-    struct probe_report last;
-    memset(&last, 0, sizeof last);
-    last.index = count;
-    last.name = cpucycles_counter_default_zero.name;
-    last.outcome = PROBE_FALLBACK;
-    last.persecond = persecond;
+    struct probe_report last = { .index = count, .outcome = PROBE_FALLBACK,
+                                 .name = cpucycles_counter_default_zero.name,
+                                 .persecond = persecond };
     report(&last, report_arg);
   }
   if (named == count && chosen >= 0) {

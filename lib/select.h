@@ -4,6 +4,7 @@
 #define CPUCYCLES_SELECT_H
 
 #include "counter.h"
+#include "persecond.h"
 
 #define SELECT_SAMPLES 1000  /* reads per attempt */
 #define SELECT_ATTEMPTS 10   /* attempts before a counter is dropped */
@@ -69,6 +70,20 @@ struct probe_report {
  * The report lives only during the call. */
 typedef void select_report_fn(const struct probe_report *report, void *arg);
 
+/* Who watches the library's own first call, for cpucycles-info
+ * --explain and --json, which link the library's code (not the shared
+ * library) and so hold one probe: the frequency sources under root (""
+ * for the system) and each counter's report, as the trace sees them. */
+struct probe_observer {
+  const char *root;
+  persecond_report_fn *source;
+  select_report_fn *counter;
+  void *arg;
+};
+
+/* Set before the first call (lib/cpucycles.c); *o must outlive it. */
+void cpucycles_probe_observe(const struct probe_observer *o);
+
 /* Probe table[0..count-1] and store the best counter in *best.
  *
  * report, when not NULL, is the trace: every counter is reported as
@@ -88,7 +103,8 @@ int cpucycles_select(const struct counter *const *table, int count,
                      struct choice *best);
 
 /* Cycles per tick for a counter of this description, or -1 when the
- * counter must be dropped because its frequency does not fit persecond. */
+ * counter must be dropped because its frequency does not fit persecond
+ * (cpucycles_multiplier_of). */
 double cpucycles_scaling_of(const struct counter_info *info, long long persecond);
 
 /* The penalty in cycles for a counter of this description (its kind,

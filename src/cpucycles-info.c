@@ -17,6 +17,7 @@
 #include "environment.h"
 #include "explain.h"
 #include "measure.h"
+#include "select.h"
 
 /* What the command line asks for.  A new report (a more detailed one, or
  * one for machines) is one more action here, one more entry in options[]
@@ -129,22 +130,38 @@ static void report(void)
   print_observed();
 }
 
-/* The probe again, here, with the library's code over the library's table
- * (explain.h).  CPUCYCLES_INFO_ROOT, for tests, puts /etc, /proc and /sys
- * under a fixture directory for the frequency sources, the kernel settings
- * and the warnings; the counters themselves still ask the real system. */
+/* The library's own probe, watched: this tool links the library's code,
+ * so its first call below is the one probe of the process, and its
+ * reports are what --explain and --json present.  CPUCYCLES_INFO_ROOT,
+ * for tests, puts /etc, /proc and /sys under a fixture directory for the
+ * frequency sources, the kernel settings and the warnings; the counters
+ * themselves still ask the real system. */
 static int explain(int json)
 {
   static struct explain e;
   const char *root = cpucycles_environment("CPUCYCLES_INFO_ROOT");
+  struct probe_observer o;
+  const char *chosen;
+  int i;
 
-  if (explain_collect(&e, root ? root : "", cpucycles_counter_table,
-                      cpucycles_counter_count,
-                      cpucycles_environment("cpucyclespersecond"),
-                      cpucycles_environment("CPUCYCLES_COUNTER")) != 0) {
+  if (cpucycles_counter_count > EXPLAIN_COUNTERS) {
     fputs("cpucycles-info: too many counters to explain\n", stderr);
     return 1;
   }
+  explain_start(&e, root ? root : "", cpucycles_counter_count,
+                cpucycles_environment("CPUCYCLES_COUNTER"));
+  o.root = e.root;
+  o.source = explain_keep_source;
+  o.counter = explain_keep_report;
+  o.arg = &e;
+  cpucycles_probe_observe(&o);
+  e.persecond = cpucycles_persecond();
+  cpucycles_probe_observe(0);
+  chosen = cpucycles_implementation();
+  e.chosen = -1;
+  for (i = 0; i < e.count && i < e.nreports; i++)
+    if (strcmp(e.reports[i].name, chosen) == 0) e.chosen = i;
+  explain_machine(&e);
   if (json) explain_print_json(stdout, &e, cpucycles_version());
   else explain_print_text(stdout, &e);
   return 0;

@@ -18,7 +18,7 @@
 
 /* ---- collecting ---- */
 
-static void keep_source(const struct persecond_source *s, void *arg)
+void explain_keep_source(const struct persecond_source *s, void *arg)
 {
   struct explain *e = arg;
   struct explain_source *k;
@@ -39,7 +39,7 @@ static void keep_source(const struct persecond_source *s, void *arg)
   k->value = s->value;
 }
 
-static void keep_report(const struct probe_report *r, void *arg)
+void explain_keep_report(const struct probe_report *r, void *arg)
 {
   struct explain *e = arg;
   if (e->nreports <= EXPLAIN_COUNTERS) e->reports[e->nreports++] = *r;
@@ -247,26 +247,17 @@ static void warn_cpuinfo_flags(struct explain *e)
 }
 #endif
 
-int explain_collect(struct explain *e, const char *root,
-                    const struct counter *const *table, int count,
-                    const char *envpersecond, const char *name)
+void explain_start(struct explain *e, const char *root, int count,
+                   const char *name)
 {
-  struct choice choice;
-
   memset(e, 0, sizeof *e);
-  if (count > EXPLAIN_COUNTERS) return -1;
   e->root = root ? root : "";
   e->named = name;
   e->count = count;
-  e->persecond = cpucycles_persecond_estimate_reported(e->root, envpersecond,
-                                                       keep_source, e);
-#ifdef CPUCYCLES_PERF_AVAILABLE
-  cpucycles_perf_set_persecond(e->persecond);
-#endif
-  e->chosen = cpucycles_select(table, count, e->persecond, name, keep_report,
-                               e, &choice);
-  if (e->chosen >= 0 && table[e->chosen]->release) table[e->chosen]->release();
+}
 
+void explain_machine(struct explain *e)
+{
   e->paranoid = read_setting(e->root, "/proc/sys/kernel/perf_event_paranoid");
   e->rdpmc = read_setting(e->root, "/sys/bus/event_source/devices/cpu/rdpmc");
   if (!e->rdpmc.known)   /* hybrid Intel: one PMU per core type */
@@ -279,6 +270,25 @@ int explain_collect(struct explain *e, const char *root,
   warn_turbo(e);
   warn_cpuinfo_flags(e);
   warn_hybrid(e);
+}
+
+int explain_collect(struct explain *e, const char *root,
+                    const struct counter *const *table, int count,
+                    const char *envpersecond, const char *name)
+{
+  struct choice choice;
+
+  explain_start(e, root, count, name);
+  if (count > EXPLAIN_COUNTERS) return -1;
+  e->persecond = cpucycles_persecond_estimate_reported(e->root, envpersecond,
+                                                       explain_keep_source, e);
+#ifdef CPUCYCLES_PERF_AVAILABLE
+  cpucycles_perf_set_persecond(e->persecond);
+#endif
+  e->chosen = cpucycles_select(table, count, e->persecond, name,
+                               explain_keep_report, e, &choice);
+  if (e->chosen >= 0 && table[e->chosen]->release) table[e->chosen]->release();
+  explain_machine(e);
   return 0;
 }
 
@@ -873,6 +883,14 @@ static void json_setting(FILE *out, struct explain_setting s)
   else fputs("null", out);
 }
 
+/* An error's name ("errno N" where it has none), null for 0. */
+static void json_errno(FILE *out, int err)
+{
+  if (!err) fputs("null", out);
+  else if (errno_name(err)) json_cstring(out, errno_name(err));
+  else fprintf(out, "\"errno %d\"", err);
+}
+
 static void json_counter(FILE *out, const struct explain *e, int i)
 {
   const struct probe_report *r = &e->reports[i];
@@ -921,14 +939,7 @@ static void json_counter(FILE *out, const struct explain *e, int i)
   json_key(out, "refusal", &first);
   json_cstring(out, r->outcome == PROBE_REFUSED ? r->info.refusal : 0);
   json_key(out, "errno", &first);
-  if (r->outcome == PROBE_REFUSED && r->info.refusal_errno) {
-    if (errno_name(r->info.refusal_errno))
-      json_cstring(out, errno_name(r->info.refusal_errno));
-    else
-      fprintf(out, "\"errno %d\"", r->info.refusal_errno);
-  } else {
-    fputs("null", out);
-  }
+  json_errno(out, r->outcome == PROBE_REFUSED ? r->info.refusal_errno : 0);
   json_key(out, "not_tried", &first);
   if (r->outcome == PROBE_NOT_TRIED) json_cstring(out, catch_name(r->catch.problem));
   else fputs("null", out);
@@ -949,12 +960,7 @@ static void json_source(FILE *out, const struct explain_source *s)
   json_key(out, "text_cut", &first); fputs(s->cut ? "true" : "false", out);
   json_key(out, "unit", &first); json_cstring(out, s->unit);
   json_key(out, "errno", &first);
-  if (s->verdict == PERSECOND_UNREADABLE && errno_name(s->error))
-    json_cstring(out, errno_name(s->error));
-  else if (s->verdict == PERSECOND_UNREADABLE)
-    fprintf(out, "\"errno %d\"", s->error);
-  else
-    fputs("null", out);
+  json_errno(out, s->verdict == PERSECOND_UNREADABLE ? s->error : 0);
   json_key(out, "value", &first);
   if (s->verdict == PERSECOND_ACCEPTED) fprintf(out, "%lld", s->value);
   else fputs("null", out);

@@ -1,12 +1,12 @@
-/* cpucycles-info --explain and --json: the probe run again by the tool,
- * over the library's own counter table and with the library's own code
- * (lib/libcpucycles-core.la, linked into the tool), with the reports that
- * the library collects but does not export: why each counter was chosen or
- * dropped, which frequency source answered, and what on this machine would
- * mislead a benchmark.
+/* cpucycles-info --explain and --json: the reports of the library's own
+ * probe (the tool links the library's code, lib/libcpucycles-core.la and
+ * lib/cpucycles.c, and watches its first call), which the library collects
+ * but does not export: why each counter was chosen or dropped, which
+ * frequency source answered, and what on this machine would mislead a
+ * benchmark.
  *
  * Apart from main() so that tests can run it over fake counter tables and
- * fixture trees. */
+ * fixture trees (explain_collect runs a probe for them). */
 #ifndef CPUCYCLES_EXPLAIN_H
 #define CPUCYCLES_EXPLAIN_H
 
@@ -65,6 +65,17 @@ struct explain {
   int nwarnings;
   struct explain_warning warnings[EXPLAIN_WARNINGS];
 };
+
+/* The pieces of explain_collect, for a probe run elsewhere (the
+ * library's own first call, cpucycles_probe_observe): start, then each
+ * frequency source and counter report as the probe makes them (arg e),
+ * then e->persecond and e->chosen set from the probe's result, then the
+ * kernel settings and the warnings' files under root. */
+void explain_start(struct explain *e, const char *root, int count,
+                   const char *name);
+void explain_keep_source(const struct persecond_source *s, void *arg);
+void explain_keep_report(const struct probe_report *r, void *arg);
+void explain_machine(struct explain *e);
 
 /* Run the frequency estimate (sources under root, the variable's value
  * envpersecond) and the probe over table[0..count-1] (name as

@@ -153,6 +153,11 @@ if command -v strace > /dev/null 2>&1 && [ -x "$libtool" ] &&
    "$libtool" --mode=execute strace -f -qq -e trace=open,openat -o "$work/trace" \
      "$info" > /dev/null 2>&1 &&
    grep -q cpucyclespersecond "$work/trace"; then
+  # One probe per process: the tool holds the library's code, once, and
+  # loads no shared libcpucycles beside it (a second copy of the probe
+  # and its state).
+  grep -q 'libcpucycles\.so' "$work/trace" &&
+    fail "the tool loads a shared libcpucycles beside its own probe"
   for args in --help --version --bogus; do
     rm -f "$work/trace"
     "$libtool" --mode=execute strace -f -qq -e trace=open,openat -o "$work/trace" \

@@ -334,6 +334,42 @@ START_TEST(multiplier_search_rules)
 }
 END_TEST
 
+/* The denominators end at 2^10, for measured estimates and stated rates
+ * alike (one fit): 341/2^9 and 341/2^10 come within 0.2 of no integer
+ * times a smaller 2^j, and are kept; 683/2^11 needs 2^11 and is
+ * dropped.  A limit of 2^8 fails the first two, one of 2^11 or more the
+ * third. */
+START_TEST(multiplier_denominators_end_at_1024)
+{
+  double e[3];
+  e[0] = e[1] = e[2] = 341.0 / 512;
+  ck_assert(cpucycles_multiplier_of(e, 3) == 341.0 / 512);
+  e[0] = e[1] = e[2] = 341.0 / 1024;
+  ck_assert(cpucycles_multiplier_of(e, 3) == 341.0 / 1024);
+  e[0] = e[1] = e[2] = 683.0 / 2048;
+  ck_assert(cpucycles_multiplier_of(e, 3) < 0);
+  ck_assert(exactly(ratio_scaling(341000000LL, 512000000LL), 341.0 / 512));
+  ck_assert(exactly(ratio_scaling(341000000LL, 1024000000LL), 341.0 / 1024));
+  ck_assert(ratio_scaling(683000000LL, 2048000000LL) < 0);
+}
+END_TEST
+
+/* One fit for both: a ratio exactly 0.2 from an integer times 2^10 in
+ * exact arithmetic, which its nearest double puts just beyond 0.2
+ * (3.413 GHz over 2.56 GHz = 1.333203125, x 1024 = 1365.2, and within
+ * 0.2 of nothing with a smaller 2^j), is kept, as libcpucycles' "more
+ * than 0.2 away" keeps it, by the fit of measured estimates as by that
+ * of stated rates. */
+START_TEST(multiplier_fit_is_one_rule)
+{
+  double e[3];
+  double r = 3413000000.0 / 2560000000.0;
+  e[0] = e[1] = e[2] = r;
+  ck_assert(cpucycles_multiplier_of(e, 3) == 1365.0 / 1024);
+  ck_assert(exactly(ratio_scaling(3413000000LL, 2560000000LL), r));
+}
+END_TEST
+
 /* The measurement against a clock that advances 1 us a call: a reading
  * (clock, timer, clock) takes 2 us and moves the timer one step, so the
  * estimate is exact. */
@@ -359,6 +395,21 @@ START_TEST(multiplier_measured_against_the_clock)
   ck_assert(first == 0);
   timer_step = -5;                 /* backwards */
   ck_assert(cpucycles_multiplier_measure(fake_timer, PERSECOND, 0) < 0);
+  cpucycles_multiplier_set_clock(0);
+}
+END_TEST
+
+/* A clock that does not answer (both system calls refused by a filter):
+ * no estimate, and no endless wait for a clock that never moves. */
+static long long refused_clock(void) { return -1; }
+
+START_TEST(multiplier_gives_up_without_a_clock)
+{
+  double first = 1;
+  cpucycles_multiplier_set_clock(refused_clock);
+  timer_step = 48;
+  ck_assert(cpucycles_multiplier_measure(fake_timer, PERSECOND, &first) < 0);
+  ck_assert(first == 0);
   cpucycles_multiplier_set_clock(0);
 }
 END_TEST
@@ -1164,6 +1215,9 @@ static Suite *select_suite(void)
   tcase_add_test(t, exact_frequency_is_scaled_whatever_the_ratio);
   tcase_add_test(t, scaled_counter_that_fits_is_kept);
   tcase_add_test(t, scaling_ratio_rules);
+  tcase_add_test(t, multiplier_denominators_end_at_1024);
+  tcase_add_test(t, multiplier_fit_is_one_rule);
+  tcase_add_test(t, multiplier_gives_up_without_a_clock);
   tcase_add_test(t, multiplier_search_rules);
   tcase_add_test(t, multiplier_measured_against_the_clock);
   tcase_add_test(t, multiplier_measurement_survives_a_descheduled_thread);
