@@ -1048,16 +1048,18 @@ int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
         cpucycles_perf_close(ev);
         return counter_refuse(info, CPUCYCLES_REFUSAL_NO_USER_RDPMC, 0);
       }
-    /* Try the instruction now (unless the event is momentarily off the
-     * hardware, index 0): the probe catches the fault. */
-    if (ev->state == CPUCYCLES_PERF_OPEN_EACH_PMU
-          ? read_each(ev, rdpmc, &count) != 0
-          : cpucycles_perf_page_read(ev->page, rdpmc, &count) != 0 &&
-              read_event(ev, 0, &count) != 0) {
+    /* The instruction is not tried here: nothing catches its fault
+     * (a hypervisor may trap it though the page offers it): the reads
+     * may fault, and the probe tries them with crash signals caught
+     * (counter.h, may_fault).  An event off the hardware (index 0) must
+     * answer read(2), which its reads then use. */
+    if (ev->state == CPUCYCLES_PERF_OPEN && ev->page->index == 0 &&
+        read_event(ev, 0, &count) != 0) {
       int err = errno;
       cpucycles_perf_close(ev);
       return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_READ, err);
     }
+    info->may_fault = 1;
   } else {
     int r = read_counting(ev, &count);
     if (r != 0) {

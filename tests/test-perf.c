@@ -39,6 +39,8 @@
 #include "pmu.h"
 #include "fixture-tree.h"
 #include "checked-by.h"
+#include "fault.h"
+#include "select.h"
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 
@@ -559,13 +561,14 @@ START_TEST(shared_setup_and_fast_read_use_page_and_rdpmc)
   ck_assert_int_eq(info.frequency, 0);
   ck_assert_int_eq(info.only32, 0);
   ck_assert_uint_eq(last_attr.config1, 3);
-  ck_assert_uint_eq(rdpmc_calls, 1); /* setup tried the instruction */
-  ck_assert_uint_eq(rdpmc_counter, 2);
+  ck_assert_uint_eq(rdpmc_calls, 0); /* setup runs no instruction: */
+  ck_assert_int_eq(info.may_fault, 1); /* the probe tries it, caught */
   ck_assert(ev.page != 0);
   rdpmc_result = 1000000 + 123;
   ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 3), 123);
+  ck_assert_uint_eq(rdpmc_counter, 2);
   ck_assert_int_eq(cpucycles_perf_read(&ev, fake_rdpmc, 3), 123);
-  ck_assert_uint_eq(rdpmc_calls, 3);
+  ck_assert_uint_eq(rdpmc_calls, 2);
   ck_assert_int_eq(open_calls, 1);
   cpucycles_perf_close(&ev);
   ck_assert(fd_is_closed(opened[0]));
@@ -595,13 +598,13 @@ START_TEST(shared_read_index_zero_for_a_moment)
   ck_assert_int_eq(pwrite(ev.fd, &pg, sizeof pg, 0), (ssize_t) sizeof pg);
   memcpy(&first_word, &pg, sizeof first_word);
   ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 0), (long long) first_word);
-  ck_assert_uint_eq(rdpmc_calls, 1); /* only setup's */
+  ck_assert_uint_eq(rdpmc_calls, 0); /* none: neither setup nor index 0 */
   pg.index = 3;
   pg.lock += 2;
   ck_assert_int_eq(pwrite(ev.fd, &pg, sizeof pg, 0), (ssize_t) sizeof pg);
   rdpmc_result = 1000000 + 5000;
   ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 0), 5000);
-  ck_assert_uint_eq(rdpmc_calls, 2);
+  ck_assert_uint_eq(rdpmc_calls, 1);
   ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN);
   ck_assert_int_eq(open_calls, 1);
   cpucycles_perf_close(&ev);
@@ -959,6 +962,117 @@ START_TEST(pmcff_refuses_unless_on_fixed_counter_1)
   ck_assert_int_eq(c->setup(&info), -1);
   ck_assert(fd_is_closed(opened[1]));
   c->release();
+}
+END_TEST
+
+/* ---- a page that offers user reads on a CPU that refuses them ----
+ *
+ * A hypervisor may show the guest kernel a PMU and still trap the
+ * instruction: the page says cap_user_rdpmc 1 with an index, and the read
+ * faults.  Setup must not run the instruction (nothing is armed there); it
+ * says the reads may fault, and the probe tries them caught and moves on
+ * to the next counter. */
+
+static unsigned long long refused_rdpmc(unsigned int counter)
+{
+  (void) counter;
+  fault_segv(); /* as a CPU that refuses the instruction answers */
+  return 0;
+}
+
+static struct cpucycles_perf_event refused_event;
+
+static long long refused_read(void)
+{
+  return cpucycles_perf_read_fast(&refused_event, refused_rdpmc, 0);
+}
+
+static int refused_setup(struct counter_info *info)
+{
+  return cpucycles_perf_setup(&refused_event, refused_rdpmc, 0, info);
+}
+
+static void refused_release(void) { cpucycles_perf_close(&refused_event); }
+
+static const struct counter refused_counter = {
+  "test-refusedrdpmc", refused_read, refused_setup, refused_release, 0,
+  COUNTER_ASKS
+};
+
+static long long ticking_read(void)
+{
+  static long long t;
+  return t += 1000;
+}
+
+static int ticking_setup(struct counter_info *info)
+{
+  info->kind = COUNTER_ONCORE;
+  return 0;
+}
+
+static const struct counter ticking_counter = {
+  "test-ticking", ticking_read, ticking_setup, 0, 0, COUNTER_ASKS
+};
+
+/* The probe with c first and a counter that works second: the second. */
+static void probe_passes_over(const struct counter *c)
+{
+  const struct counter *table[2];
+  struct choice best;
+  table[0] = c;
+  table[1] = &ticking_counter;
+  ck_assert_int_eq(cpucycles_select(table, 2, 1000000000LL, 0, 0, 0, &best), 1);
+  ck_assert_ptr_eq(best.counter, &ticking_counter);
+}
+
+START_TEST(probe_survives_a_page_whose_reads_fault)
+{
+  struct counter_info info;
+  fake_page_template(3, 0, 1);
+  cpucycles_perf_set_opener(memfd_open);
+  /* setup opens, reads the descriptor, and says what the probe must do */
+  memset(&info, 0, sizeof info);
+  ck_assert_int_eq(refused_setup(&info), 0);
+  ck_assert_int_eq(info.may_fault, 1);
+  ck_assert_int_eq(info.kind, COUNTER_ONCORE);
+  refused_release();
+  probe_passes_over(&refused_counter);
+  ck_assert(fd_is_closed(opened[1])); /* the crashed trial released */
+}
+END_TEST
+
+/* Whether this CPU refuses user RDPMC of fixed counter 1 without a perf
+ * event of ours mapped: tried in a child. */
+#if defined(__x86_64__)
+static int cpu_refuses_fixed_rdpmc(void)
+{
+  int status;
+  pid_t pid = fork();
+  if (pid == 0) {
+    unsigned int lo, hi;
+    __asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(1u << 30 | 1u));
+    _exit(0);
+  }
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  return !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+#endif
+
+START_TEST(probe_survives_pmcff_where_the_cpu_refuses_rdpmc)
+{
+  const struct counter *c = find_counter("amd64-perfpmcff");
+  struct counter_info info;
+  if (!c) return;
+  fake_page_template((1u << 30 | 1u) + 1u, 0, 1); /* on fixed counter 1 */
+  cpucycles_perf_set_opener(memfd_open);
+  memset(&info, 0, sizeof info);
+  ck_assert_int_eq(c->setup(&info), 0); /* no instruction run here */
+  ck_assert_int_eq(info.may_fault, 1);
+  c->release();
+#if defined(__x86_64__)
+  if (cpu_refuses_fixed_rdpmc()) probe_passes_over(c);
+#endif
 }
 END_TEST
 
@@ -2632,6 +2746,8 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, perfpmc_index_zero_reads_the_descriptor);
   tcase_add_test(tc, perfpmc_counters_ask_for_their_config1);
   tcase_add_test(tc, pmcff_refuses_unless_on_fixed_counter_1);
+  tcase_add_test(tc, probe_survives_a_page_whose_reads_fault);
+  tcase_add_test(tc, probe_survives_pmcff_where_the_cpu_refuses_rdpmc);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("descriptors the program closed");
