@@ -75,17 +75,51 @@ void cpucycles_perf_set_ioctl(cpucycles_perf_ioctl_fn ioctl_fn)
  *
  * The program owns its descriptor table.  A daemon that calls
  * close_range(3, ~0U) or closefrom(3) after the first call closes the
- * events' descriptors too, and its next open() gets an event's old
- * number.  So every event records its identity when it is opened (the
- * kernel's event id, PERF_EVENT_IOC_ID, Linux 3.12), and the library asks
- * before each use of a descriptor (a read(2), an ioctl, a close): another
- * file there answers the ioctl with ENOTTY (the ioctl number is perf's
- * own), a closed number with EBADF, another event with another id.  A
- * descriptor that is no longer the event's is never read, written or
- * closed again: the library forgets the number.  Kernels without the
- * ioctl (and the tests' stand-in events) give no id: 0, and then the
- * descriptor is trusted as before.  The page-reading hot paths use no
- * descriptor and ask nothing. */
+ * events' descriptors too, and its next open() gets the lowest free
+ * number.  So an event does not live at the number perf_event_open gave
+ * it: it is moved (F_DUPFD_CLOEXEC) to the top quarter of the soft
+ * RLIMIT_NOFILE (at most EVENTS_HIGH_MAX), where open() lands only in a
+ * program that holds that many descriptors at once.  There a read(2)
+ * needs no question first: a closed number answers EBADF, and only a
+ * dup2() of the program's onto that very number could put a file of its
+ * own there (doc/security.md).  Every event records its identity when it
+ * is opened (the kernel's event id, PERF_EVENT_IOC_ID, Linux 3.12), asked
+ * again on the slow paths (a read that failed, the ioctls of the remedy, a
+ * close): another file there answers the ioctl with ENOTTY (the ioctl
+ * number is perf's own), a closed number with EBADF, another event with
+ * another id.  A descriptor that is no longer the event's is never read,
+ * written or closed again: the library forgets the number.  An event that
+ * could not be moved (no room up there) is asked before each read(2), as
+ * is every descriptor on the slow paths.  Kernels without the ioctl (and
+ * the tests' stand-in events) give no id: 0, and then the descriptor is
+ * trusted.  The page-reading hot paths use no descriptor and ask nothing. */
+
+#define EVENTS_HIGH_MAX 4096
+
+/* Where the events live: the top quarter of the soft RLIMIT_NOFILE, at
+ * most EVENTS_HIGH_MAX (the kernel's table grows to the highest number:
+ * kept small where the limit is huge); 0 where there is no room. */
+static int high_base(void)
+{
+  struct rlimit rl;
+  rlim_t base;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 8) return 0;
+  base = rl.rlim_cur - rl.rlim_cur / 4;
+  return base > EVENTS_HIGH_MAX ? EVENTS_HIGH_MAX : (int) base;
+}
+
+/* fd moved to the lowest free number at or above base (close-on-exec);
+ * fd itself where that fails.  Sets *asks when it stays below. */
+static int move_high(int fd, int base, int *asks)
+{
+  int high;
+  if (base > 0 && fd < base && (high = fcntl(fd, F_DUPFD_CLOEXEC, base)) >= 0) {
+    close(fd);
+    return high;
+  }
+  if (fd < base || base == 0) *asks = 1;
+  return fd;
+}
 
 static unsigned long long event_id(int fd)
 {
@@ -463,7 +497,7 @@ static int open_each_locked(struct cpucycles_perf_event *ev, int map_page,
 {
   int fds[CPUCYCLES_PMU_MAX] = { 0 };
   void *pages[CPUCYCLES_PMU_MAX] = { 0 };
-  int i, n = core_pmus_found;
+  int i, n = core_pmus_found, base = high_base(), asks = 0;
 
   if (n > CPUCYCLES_PMU_MAX) {
     errno = ENOSPC; /* setup says why: CPUCYCLES_PERF_REFUSAL_PMUS */
@@ -479,6 +513,7 @@ static int open_each_locked(struct cpucycles_perf_event *ev, int map_page,
       undo_opens(fds, pages, i);
       return -1;
     }
+    fds[i] = move_high(fds[i], base, &asks);
     pages[i] = 0;
     if (map_page && !(pages[i] = map_page_of(fds[i]))) {
       undo_opens(fds, pages, i + 1);
@@ -488,6 +523,7 @@ static int open_each_locked(struct cpucycles_perf_event *ev, int map_page,
   ev->fd = fds[0];
   ev->page = pages[0];
   ev->id = event_id(fds[0]);
+  ev->asks = asks;
   ev->more = n - 1;
   for (i = 1; i < n; i++) {
     ev->more_fd[i - 1] = fds[i];
@@ -509,7 +545,7 @@ static int open_locked(struct cpucycles_perf_event *ev, int map_page,
                        unsigned long long config1)
 {
   void *page = 0;
-  int fd;
+  int fd, asks = 0;
 
   if (events_ever_linked) close_locked(ev);
 
@@ -526,6 +562,7 @@ static int open_locked(struct cpucycles_perf_event *ev, int map_page,
 
   fd = open_cycles(config1);
   if (fd < 0) return -1;
+  fd = move_high(fd, high_base(), &asks);
 
   /* The process's first event: now that the kernel gives one, is the CPU
    * hybrid?  (Looked for here, not before, so that a machine without
@@ -546,6 +583,7 @@ static int open_locked(struct cpucycles_perf_event *ev, int map_page,
   ev->fd = fd;
   ev->page = page;
   ev->id = event_id(fd);
+  ev->asks = asks;
   if (link_event(ev) != 0) {
     if (page) munmap(page, page_size());
     close(fd);
@@ -659,6 +697,7 @@ static void forget(struct cpucycles_perf_event *ev)
   ev->fd = -1;
   ev->page = 0;
   ev->id = 0;
+  ev->asks = 0;
   ev->epoch = 0;
   ev->fast = 0;
   ev->base = 0;
@@ -804,21 +843,27 @@ __attribute__((destructor)) static void unload(void)
 
 /* ---- reading ---- */
 
-/* read(2) of event i's 64-bit count, once its descriptor has answered
- * that it is still the event's.  Returns 0 with the count in *out; -1 when
- * read(2) fails (errno set); 1, with errno EBADF and the descriptor left
+/* read(2) of event i's 64-bit count: one system call where the
+ * descriptor lives high (above, "which descriptors are still ours"), its
+ * identity asked only when the read fails, or before it where the event
+ * could not be moved, and with ask (a page counter's read(2), its slow
+ * path: the number may hold the program's dup2()).  Returns 0 with the count in *out; -1 when read(2)
+ * fails on the event (errno set); 1, with errno EBADF and the number left
  * alone, when it is no longer the event's (or was forgotten). */
-static int read_event(struct cpucycles_perf_event *ev, int i, long long *out)
+static int read_event(struct cpucycles_perf_event *ev, int i, long long *out,
+                      int ask)
 {
-  long long count;
+  int fd = *fd_of(ev, i);
+  ssize_t n;
 
-  if (!is_ours(ev, i)) {
-    errno = EBADF;
-    return 1;
+  if (fd >= 0 && !((ask || ev->asks) && !is_ours(ev, i))) {
+    n = read(fd, out, sizeof *out);
+    if (n == (ssize_t) sizeof *out) return 0;
+    if (n >= 0) errno = EIO;
+    if (errno != EBADF && is_ours(ev, i)) return -1;
   }
-  if (read(*fd_of(ev, i), &count, sizeof count) != (ssize_t) sizeof count) return -1;
-  *out = count;
-  return 0;
+  errno = EBADF;
+  return 1;
 }
 
 static long long fallback_persecond = 1000000000LL;
@@ -875,7 +920,7 @@ static int read_each(struct cpucycles_perf_event *ev,
     /* Off the hardware (index 0: on a hybrid CPU, the events of the
      * other core types), an event's count is its page's offset. */
     if (!(rdpmc && page && cpucycles_perf_page_count(page, rdpmc, &count, 1) == 0) &&
-        (r = read_event(ev, i, &count)) != 0)
+        (r = read_event(ev, i, &count, rdpmc != 0)) != 0)
       return r;
     sum += (unsigned long long) count;
   }
@@ -917,7 +962,7 @@ static int read_counting(struct cpucycles_perf_event *ev, long long *out)
   int i, r, round, zeros = 0;
 
   for (i = 0; i <= ev->more; i++) {
-    if (read_event(ev, i, &count[i]) != 0) return -1;
+    if (read_event(ev, i, &count[i], 0) != 0) return -1;
     if (count[i] == 0) zeros++;
   }
   for (round = 0; round < 2 && zeros > 0; round++) {
@@ -932,7 +977,7 @@ static int read_counting(struct cpucycles_perf_event *ev, long long *out)
     zeros = 0;
     for (i = 0; i <= ev->more; i++)
       if (count[i] == 0) {
-        if (read_event(ev, i, &count[i]) != 0) return -1;
+        if (read_event(ev, i, &count[i], 0) != 0) return -1;
         if (count[i] == 0) zeros++;
       }
   }
@@ -1011,7 +1056,7 @@ long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
   if (ev->state == CPUCYCLES_PERF_OPEN) {
     if (rdpmc && cpucycles_perf_page_read(ev->page, rdpmc, &count) == 0)
       return count;
-    r = read_event(ev, 0, &count);
+    r = read_event(ev, 0, &count, rdpmc != 0);
   } else if (ev->state == CPUCYCLES_PERF_OPEN_EACH_PMU) {
     r = read_each(ev, rdpmc, &count);
   } else {
@@ -1054,7 +1099,7 @@ int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
      * (counter.h, may_fault).  An event off the hardware (index 0) must
      * answer read(2), which its reads then use. */
     if (ev->state == CPUCYCLES_PERF_OPEN && ev->page->index == 0 &&
-        read_event(ev, 0, &count) != 0) {
+        read_event(ev, 0, &count, 1) != 0) {
       int err = errno;
       cpucycles_perf_close(ev);
       return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_READ, err);

@@ -88,10 +88,12 @@ struct cpucycles_perf_event {
   int more_fd[CPUCYCLES_PMU_MAX - 1];
   volatile struct perf_event_mmap_page *more_page[CPUCYCLES_PMU_MAX - 1];
   /* Each event's kernel id (PERF_EVENT_IOC_ID; 0: none given), asked of
-   * its descriptor before each use: a descriptor the program closed, or
-   * whose number now holds a file of the program's, is left alone. */
+   * its descriptor on the slow paths (perf.c): a descriptor the program
+   * closed, or whose number now holds a file of the program's, is left
+   * alone. */
   unsigned long long id;
   unsigned long long more_id[CPUCYCLES_PMU_MAX - 1];
+  int asks; /* a descriptor stayed low: its identity asked before each read */
   /* read(2) only (default-perfevent): the last value read, and what is
    * added to the count of an event that replaced one whose descriptor the
    * program closed, so that the thread's values go on growing. */
