@@ -146,18 +146,24 @@ static unsigned long long event_id(int fd)
  * otherwise give the library key 40, and each thread's first read an
  * allocation).
  *
- * registry is held, with every signal blocked, around each open, close and
- * list change, and by fork's prepare handler, so that a child never
- * inherits a descriptor that is not on the list, nor a half-changed list;
- * blocking the signals keeps a signal handler of the same thread (its
- * first cpucycles(), or a fork()) from waiting for the lock its thread
- * holds. */
+ * registry is held around each open, close and list change, and by fork's
+ * prepare handler, so that a child never inherits a descriptor that is not
+ * on the list, nor a half-changed list.  A signal handler of a thread that
+ * is in the registry (or waiting for it) must not wait for it: the
+ * thread-local registry_mine, set before the lock is taken and cleared
+ * after it is given back, makes such a handler's open fail (its read
+ * answers the fallback clock) and its close wait for a later one.  So no
+ * signal mask is needed, and a first call where no perf event opens makes
+ * no signal system call.  fork's prepare handler and unloading touch no
+ * thread-local (where they are allocated on first access, doc/security.md)
+ * and block every signal instead. */
 
 static __thread struct cpucycles_perf_event *thread_events;
 static struct cpucycles_perf_event *all_events;
 static long held_events; /* on all_events, under registry */
 static pthread_mutex_t registry = PTHREAD_MUTEX_INITIALIZER;
 static sigset_t fork_saved_mask;
+static __thread volatile int registry_mine;
 static pthread_key_t thread_key;
 static int thread_key_state; /* 0 not created, 1 created, -1 failed or deleted */
 /* Set (under registry, never cleared) when the first event is linked.
@@ -261,19 +267,39 @@ static void adopt_if_child(void)
  * in the forking thread (forkhold.h) uses it as held. */
 static struct cpucycles_fork_hold registry_for_fork;
 
-static void lock_registry(sigset_t *saved)
+/* 0 with registry held; -1 in a signal handler whose thread is in the
+ * registry already (above). */
+static int lock_registry(void)
+{
+  if (cpucycles_fork_hold_mine(&registry_for_fork)) return 0;
+  if (registry_mine) return -1;
+  registry_mine = 1;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  adopt_if_child();
+  pthread_mutex_lock(&registry);
+  return 0;
+}
+
+static void unlock_registry(void)
+{
+  if (cpucycles_fork_hold_mine(&registry_for_fork)) return;
+  pthread_mutex_unlock(&registry);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  registry_mine = 0;
+}
+
+/* fork's prepare and unloading: every signal blocked, no thread-local. */
+static void lock_registry_masked(sigset_t *saved)
 {
   sigset_t all;
-  if (cpucycles_fork_hold_mine(&registry_for_fork)) return;
   sigfillset(&all);
   if (pthread_sigmask(SIG_BLOCK, &all, saved) != 0) sigemptyset(saved);
   adopt_if_child();
   pthread_mutex_lock(&registry);
 }
 
-static void unlock_registry(const sigset_t *saved)
+static void unlock_registry_masked(const sigset_t *saved)
 {
-  if (cpucycles_fork_hold_mine(&registry_for_fork)) return;
   pthread_mutex_unlock(&registry);
   pthread_sigmask(SIG_SETMASK, saved, 0);
 }
@@ -282,14 +308,13 @@ static void close_locked(struct cpucycles_perf_event *ev);
 
 static void close_thread_events(void *unused)
 {
-  sigset_t saved;
   (void) unused;
-  lock_registry(&saved);
+  if (lock_registry() != 0) return;
   /* (A list whose head is not linked was dropped by another thread that
    * adopted a child process: nothing on it is open.) */
   while (thread_events && thread_events->linked) close_locked(thread_events);
   thread_events = 0;
-  unlock_registry(&saved);
+  unlock_registry();
 }
 
 /* The key, at load: a constructor runs before main() in a program linked
@@ -597,24 +622,25 @@ static int open_locked(struct cpucycles_perf_event *ev, int map_page,
 
 int cpucycles_perf_core_pmus(void)
 {
-  sigset_t saved;
   int found;
 
-  lock_registry(&saved);
+  if (lock_registry() != 0) return -1;
   found = core_pmus_found;
-  unlock_registry(&saved);
+  unlock_registry();
   return found;
 }
 
 int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page,
                         unsigned long long config1)
 {
-  sigset_t saved;
   int result;
 
-  lock_registry(&saved);
+  if (lock_registry() != 0) {
+    errno = EDEADLK; /* a signal handler of a thread in the registry */
+    return -1;
+  }
   result = open_locked(ev, map_page, config1);
-  unlock_registry(&saved);
+  unlock_registry();
   return result;
 }
 
@@ -632,14 +658,14 @@ int cpucycles_perf_open_once(struct cpucycles_perf_event *ev, int map_page,
                              unsigned long long config1)
 {
   if (inherited(ev)) {
-    sigset_t saved;
-    lock_registry(&saved); /* adopts the process: ev is dropped with the rest */
-    if (inherited(ev)) forget(ev); /* (not on the list: nothing to close) */
-    unlock_registry(&saved);
+    if (lock_registry() != 0) return 0; /* adopts the process: */
+    if (inherited(ev)) forget(ev); /* ev dropped with the rest, not listed */
+    unlock_registry();
   }
   if (ev->state != CPUCYCLES_PERF_UNOPENED) return 0;
   if (cpucycles_perf_open(ev, map_page, config1) == 0) return 1;
-  ev->state = CPUCYCLES_PERF_FALLBACK;
+  /* (refused in a signal handler: tried again on a later read) */
+  if (errno != EDEADLK) ev->state = CPUCYCLES_PERF_FALLBACK;
   return 0;
 }
 
@@ -728,8 +754,6 @@ static void close_locked(struct cpucycles_perf_event *ev)
 
 void cpucycles_perf_close(struct cpucycles_perf_event *ev)
 {
-  sigset_t saved;
-
   /* No event was ever opened in the process: nothing to close, and the
    * thread-locals untouched (above, events_ever_linked). */
   if (!__atomic_load_n(&events_ever_linked, __ATOMIC_RELAXED)) return;
@@ -739,23 +763,23 @@ void cpucycles_perf_close(struct cpucycles_perf_event *ev)
     forget(ev);
     return;
   }
-  lock_registry(&saved);
+  if (lock_registry() != 0) return; /* left open, for a later close */
   close_locked(ev);
-  unlock_registry(&saved);
+  unlock_registry();
 }
 
 /* ---- fork ---- */
 
 void cpucycles_perf_fork_prepare(void)
 {
-  lock_registry(&fork_saved_mask);
+  lock_registry_masked(&fork_saved_mask);
   cpucycles_fork_hold_take(&registry_for_fork);
 }
 
 void cpucycles_perf_fork_parent(void)
 {
   cpucycles_fork_hold_drop(&registry_for_fork);
-  unlock_registry(&fork_saved_mask);
+  unlock_registry_masked(&fork_saved_mask);
 }
 
 /* In the child, under registry: every descriptor on the list was copied
@@ -791,18 +815,16 @@ void cpucycles_perf_fork_child(void)
   if (epoch_page && __atomic_load_n(&epoch_page[0], __ATOMIC_RELAXED) == 0)
     next_epoch(); /* wiped: a child */
   cpucycles_fork_hold_drop(&registry_for_fork);
-  unlock_registry(&fork_saved_mask);
+  unlock_registry_masked(&fork_saved_mask);
 }
 
 void cpucycles_perf_atfork_child(struct cpucycles_perf_event *ev)
 {
-  sigset_t saved;
-
-  lock_registry(&saved);
+  if (lock_registry() != 0) return;
   drop_inherited_locked();
   /* not on the list: a FALLBACK event, or one of a thread's own making */
   if (events_ever_linked) forget(ev);
-  unlock_registry(&saved);
+  unlock_registry();
 }
 
 /* ---- unloading ----
@@ -824,7 +846,7 @@ __attribute__((destructor)) static void unload(void)
   struct cpucycles_perf_event *ev, *next;
   sigset_t saved;
 
-  lock_registry(&saved);
+  lock_registry_masked(&saved);
   if (events_ever_linked)
     while (thread_events) close_locked(thread_events);
   for (ev = all_events; ev; ev = next) {
@@ -838,7 +860,7 @@ __attribute__((destructor)) static void unload(void)
   held_events = 0;
   if (thread_key_state == 1) pthread_key_delete(thread_key);
   thread_key_state = -1;
-  unlock_registry(&saved);
+  unlock_registry_masked(&saved);
 }
 
 /* ---- reading ---- */
@@ -999,7 +1021,7 @@ static long long read_value(struct cpucycles_perf_event *ev, long long count)
 static long long give_up(struct cpucycles_perf_event *ev)
 {
   cpucycles_perf_close(ev);
-  ev->state = CPUCYCLES_PERF_FALLBACK;
+  if (!ev->linked) ev->state = CPUCYCLES_PERF_FALLBACK; /* (else: closed later) */
   return cpucycles_perf_fallback();
 }
 

@@ -1017,6 +1017,47 @@ START_TEST(pmcff_refuses_unless_on_fixed_counter_1)
 }
 END_TEST
 
+/* A signal handler that reads while its thread is in the registry (here,
+ * inside the open) must not wait for the lock its thread holds: no signal
+ * mask guards the registry.  It reads the fallback clock; the open goes
+ * on. */
+static const struct counter *handler_counter;
+static int handler_runs;
+
+static void read_in_handler(int sig)
+{
+  (void) sig;
+  (void) handler_counter->read();
+  handler_runs++;
+}
+
+static int interrupted_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+                            int group_fd, unsigned long flags)
+{
+  raise(SIGUSR1);
+  return pipe_open(attr, pid, cpu, group_fd, flags);
+}
+
+START_TEST(signal_handler_reading_during_an_open_does_not_wait)
+{
+  struct counter_info info;
+  struct sigaction sa;
+  handler_counter = find_counter("default-perfevent");
+  if (!handler_counter) return;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = read_in_handler;
+  ck_assert_int_eq(sigaction(SIGUSR1, &sa, 0), 0);
+  cpucycles_perf_set_opener(interrupted_open);
+  pipe_first_value = 11;
+  ck_assert_int_eq(handler_counter->setup(&info), 0);
+  ck_assert_int_eq(handler_runs, 1);
+  put_value(40);
+  ck_assert_int_eq(handler_counter->read(), 40); /* the event, opened */
+  ck_assert_int_eq(open_calls, 1);
+  handler_counter->release();
+}
+END_TEST
+
 /* ---- a page that offers user reads on a CPU that refuses them ----
  *
  * A hypervisor may show the guest kernel a PMU and still trap the
@@ -2825,6 +2866,7 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, perfpmc_counters_ask_for_their_config1);
   tcase_add_test(tc, pmcff_refuses_unless_on_fixed_counter_1);
   tcase_add_test(tc, probe_survives_a_page_whose_reads_fault);
+  tcase_add_test(tc, signal_handler_reading_during_an_open_does_not_wait);
   tcase_add_test(tc, probe_survives_pmcff_where_the_cpu_refuses_rdpmc);
   suite_add_tcase(s, tc);
 
