@@ -981,29 +981,31 @@ static int read_counting(struct cpucycles_perf_event *ev, long long *out)
   };
   long long count[CPUCYCLES_PMU_MAX];
   unsigned long long sum = 0;
-  int i, r, round, zeros = 0;
+  /* n once: every loop below covers the same events, all read first */
+  int i, r, round, zeros = 0, n = ev->more + 1;
 
-  for (i = 0; i <= ev->more; i++) {
+  if (n < 1 || n > CPUCYCLES_PMU_MAX) return -1;
+  for (i = 0; i < n; i++) {
     if (read_event(ev, i, &count[i], 0) != 0) return -1;
     if (count[i] == 0) zeros++;
   }
   for (round = 0; round < 2 && zeros > 0; round++) {
     if (round == 1) {
-      for (i = 0; i <= ev->more; i++)
+      for (i = 0; i < n; i++)
         if (count[i] == 0 && !is_ours(ev, i)) return -1;
       for (r = 0; r < 3; r++)
-        for (i = 0; i <= ev->more; i++)
+        for (i = 0; i < n; i++)
           if (count[i] == 0) perf_ioctl(*fd_of(ev, i), remedy[r], 0);
     }
     spin();
     zeros = 0;
-    for (i = 0; i <= ev->more; i++)
+    for (i = 0; i < n; i++)
       if (count[i] == 0) {
         if (read_event(ev, i, &count[i], 0) != 0) return -1;
         if (count[i] == 0) zeros++;
       }
   }
-  for (i = 0; i <= ev->more; i++) sum += (unsigned long long) count[i];
+  for (i = 0; i < n; i++) sum += (unsigned long long) count[i];
   *out = (long long) sum;
   return sum != 0 ? 0 : 1;
 }
