@@ -192,9 +192,10 @@ static int events_ever_linked;
  * makes the registry a fresh mutex (nobody else in the child can hold it:
  * they wait for the epoch), drops every inherited event as the fork
  * handler would, and sets the child's epoch, one more than its parent's.
- * The page is a part of a static array, aligned at run time to the page
- * size (up to 64 KiB), so that nothing is mapped and nothing is left
- * behind when the library is unloaded.  Where the page cannot be wiped
+ * The page is mapped when the process's first event is linked (nothing
+ * where no event opens) and unmapped when the library is unloaded, unless
+ * another thread's event is still open then (its hot path reads the
+ * epoch, as it reads its page).  Where the page cannot be wiped
  * (an older kernel), the epoch is a plain static: fork() children are
  * still handled by the fork handlers, _Fork() children are not
  * (doc/perf-counters.md, "Fork"). */
@@ -202,28 +203,25 @@ static int events_ever_linked;
 #ifndef MADV_WIPEONFORK
 #define MADV_WIPEONFORK 18 /* Linux 4.14 */
 #endif
-#define EPOCH_PAGE_MAX 65536
-
-static unsigned char epoch_area[2 * EPOCH_PAGE_MAX] __attribute__((aligned(4096)));
 static volatile unsigned int *epoch_page; /* [0]: the epoch, [1]: claimed */
 static unsigned int plain_epoch;          /* when there is no such page */
 static unsigned int epoch_value;          /* this process's (0: none yet) */
 const volatile unsigned int *cpucycles_perf_epoch = &plain_epoch;
 
 static void drop_inherited_locked(void);
+static size_t page_size(void);
 
 /* Under registry (or alone in the process): the first event's epoch. */
 static void set_up_epoch_locked(void)
 {
-  uintptr_t page = (uintptr_t) epoch_area;
-  long pagesize = sysconf(_SC_PAGESIZE);
+  void *page;
 
   if (epoch_value) return;
   epoch_value = 1;
-  if (pagesize > 0 && pagesize <= EPOCH_PAGE_MAX) {
-    page = (page + (uintptr_t) pagesize - 1) & ~((uintptr_t) pagesize - 1);
-    if (madvise((void *) page, (size_t) pagesize, MADV_WIPEONFORK) == 0) {
-      volatile unsigned int *words = (volatile unsigned int *) page;
+  page = mmap(0, page_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (page != MAP_FAILED) {
+    if (madvise(page, page_size(), MADV_WIPEONFORK) == 0) {
+      volatile unsigned int *words = page;
       /* Filled in before it is published: a thread that sees the page
        * with a 0 epoch takes itself for a child's and adopts. */
       __atomic_store_n(&words[1], 1, __ATOMIC_RELAXED);
@@ -232,6 +230,7 @@ static void set_up_epoch_locked(void)
       __atomic_store_n(&cpucycles_perf_epoch, words, __ATOMIC_RELEASE);
       return;
     }
+    munmap(page, page_size());
   }
   __atomic_store_n(&plain_epoch, epoch_value, __ATOMIC_RELEASE);
 }
@@ -855,6 +854,13 @@ __attribute__((destructor)) static void unload(void)
     ev->next = 0;
     ev->all_next = 0;
     ev->linked = 0;
+  }
+  if (!all_events && epoch_page) {
+    /* no other thread reads it: the epoch back in the plain static */
+    __atomic_store_n(&plain_epoch, epoch_value, __ATOMIC_RELEASE);
+    __atomic_store_n(&cpucycles_perf_epoch, &plain_epoch, __ATOMIC_RELEASE);
+    munmap((void *) epoch_page, page_size());
+    epoch_page = 0;
   }
   all_events = 0;
   held_events = 0;
