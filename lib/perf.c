@@ -75,17 +75,51 @@ void cpucycles_perf_set_ioctl(cpucycles_perf_ioctl_fn ioctl_fn)
  *
  * The program owns its descriptor table.  A daemon that calls
  * close_range(3, ~0U) or closefrom(3) after the first call closes the
- * events' descriptors too, and its next open() gets an event's old
- * number.  So every event records its identity when it is opened (the
- * kernel's event id, PERF_EVENT_IOC_ID, Linux 3.12), and the library asks
- * before each use of a descriptor (a read(2), an ioctl, a close): another
- * file there answers the ioctl with ENOTTY (the ioctl number is perf's
- * own), a closed number with EBADF, another event with another id.  A
- * descriptor that is no longer the event's is never read, written or
- * closed again: the library forgets the number.  Kernels without the
- * ioctl (and the tests' stand-in events) give no id: 0, and then the
- * descriptor is trusted as before.  The page-reading hot paths use no
- * descriptor and ask nothing. */
+ * events' descriptors too, and its next open() gets the lowest free
+ * number.  So an event does not live at the number perf_event_open gave
+ * it: it is moved (F_DUPFD_CLOEXEC) to the top quarter of the soft
+ * RLIMIT_NOFILE (at most EVENTS_HIGH_MAX), where open() lands only in a
+ * program that holds that many descriptors at once.  There a read(2)
+ * needs no question first: a closed number answers EBADF, and only a
+ * dup2() of the program's onto that very number could put a file of its
+ * own there (doc/security.md).  Every event records its identity when it
+ * is opened (the kernel's event id, PERF_EVENT_IOC_ID, Linux 3.12), asked
+ * again on the slow paths (a read that failed, the ioctls of the remedy, a
+ * close): another file there answers the ioctl with ENOTTY (the ioctl
+ * number is perf's own), a closed number with EBADF, another event with
+ * another id.  A descriptor that is no longer the event's is never read,
+ * written or closed again: the library forgets the number.  An event that
+ * could not be moved (no room up there) is asked before each read(2), as
+ * is every descriptor on the slow paths.  Kernels without the ioctl (and
+ * the tests' stand-in events) give no id: 0, and then the descriptor is
+ * trusted.  The page-reading hot paths use no descriptor and ask nothing. */
+
+#define EVENTS_HIGH_MAX 4096
+
+/* Where the events live: the top quarter of the soft RLIMIT_NOFILE, at
+ * most EVENTS_HIGH_MAX (the kernel's table grows to the highest number:
+ * kept small where the limit is huge); 0 where there is no room. */
+static int high_base(void)
+{
+  struct rlimit rl;
+  rlim_t base;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 8) return 0;
+  base = rl.rlim_cur - rl.rlim_cur / 4;
+  return base > EVENTS_HIGH_MAX ? EVENTS_HIGH_MAX : (int) base;
+}
+
+/* fd moved to the lowest free number at or above base (close-on-exec);
+ * fd itself where that fails.  Sets *asks when it stays below. */
+static int move_high(int fd, int base, int *asks)
+{
+  int high;
+  if (base > 0 && fd < base && (high = fcntl(fd, F_DUPFD_CLOEXEC, base)) >= 0) {
+    close(fd);
+    return high;
+  }
+  if (fd < base || base == 0) *asks = 1;
+  return fd;
+}
 
 static unsigned long long event_id(int fd)
 {
@@ -112,18 +146,24 @@ static unsigned long long event_id(int fd)
  * otherwise give the library key 40, and each thread's first read an
  * allocation).
  *
- * registry is held, with every signal blocked, around each open, close and
- * list change, and by fork's prepare handler, so that a child never
- * inherits a descriptor that is not on the list, nor a half-changed list;
- * blocking the signals keeps a signal handler of the same thread (its
- * first cpucycles(), or a fork()) from waiting for the lock its thread
- * holds. */
+ * registry is held around each open, close and list change, and by fork's
+ * prepare handler, so that a child never inherits a descriptor that is not
+ * on the list, nor a half-changed list.  A signal handler of a thread that
+ * is in the registry (or waiting for it) must not wait for it: the
+ * thread-local registry_mine, set before the lock is taken and cleared
+ * after it is given back, makes such a handler's open fail (its read
+ * answers the fallback clock) and its close wait for a later one.  So no
+ * signal mask is needed, and a first call where no perf event opens makes
+ * no signal system call.  fork's prepare handler and unloading touch no
+ * thread-local (where they are allocated on first access, doc/security.md)
+ * and block every signal instead. */
 
 static __thread struct cpucycles_perf_event *thread_events;
 static struct cpucycles_perf_event *all_events;
 static long held_events; /* on all_events, under registry */
 static pthread_mutex_t registry = PTHREAD_MUTEX_INITIALIZER;
 static sigset_t fork_saved_mask;
+static __thread volatile int registry_mine;
 static pthread_key_t thread_key;
 static int thread_key_state; /* 0 not created, 1 created, -1 failed or deleted */
 /* Set (under registry, never cleared) when the first event is linked.
@@ -152,9 +192,10 @@ static int events_ever_linked;
  * makes the registry a fresh mutex (nobody else in the child can hold it:
  * they wait for the epoch), drops every inherited event as the fork
  * handler would, and sets the child's epoch, one more than its parent's.
- * The page is a part of a static array, aligned at run time to the page
- * size (up to 64 KiB), so that nothing is mapped and nothing is left
- * behind when the library is unloaded.  Where the page cannot be wiped
+ * The page is mapped when the process's first event is linked (nothing
+ * where no event opens) and unmapped when the library is unloaded, unless
+ * another thread's event is still open then (its hot path reads the
+ * epoch, as it reads its page).  Where the page cannot be wiped
  * (an older kernel), the epoch is a plain static: fork() children are
  * still handled by the fork handlers, _Fork() children are not
  * (doc/perf-counters.md, "Fork"). */
@@ -162,28 +203,25 @@ static int events_ever_linked;
 #ifndef MADV_WIPEONFORK
 #define MADV_WIPEONFORK 18 /* Linux 4.14 */
 #endif
-#define EPOCH_PAGE_MAX 65536
-
-static unsigned char epoch_area[2 * EPOCH_PAGE_MAX] __attribute__((aligned(4096)));
 static volatile unsigned int *epoch_page; /* [0]: the epoch, [1]: claimed */
 static unsigned int plain_epoch;          /* when there is no such page */
 static unsigned int epoch_value;          /* this process's (0: none yet) */
 const volatile unsigned int *cpucycles_perf_epoch = &plain_epoch;
 
 static void drop_inherited_locked(void);
+static size_t page_size(void);
 
 /* Under registry (or alone in the process): the first event's epoch. */
 static void set_up_epoch_locked(void)
 {
-  uintptr_t page = (uintptr_t) epoch_area;
-  long pagesize = sysconf(_SC_PAGESIZE);
+  void *page;
 
   if (epoch_value) return;
   epoch_value = 1;
-  if (pagesize > 0 && pagesize <= EPOCH_PAGE_MAX) {
-    page = (page + (uintptr_t) pagesize - 1) & ~((uintptr_t) pagesize - 1);
-    if (madvise((void *) page, (size_t) pagesize, MADV_WIPEONFORK) == 0) {
-      volatile unsigned int *words = (volatile unsigned int *) page;
+  page = mmap(0, page_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (page != MAP_FAILED) {
+    if (madvise(page, page_size(), MADV_WIPEONFORK) == 0) {
+      volatile unsigned int *words = page;
       /* Filled in before it is published: a thread that sees the page
        * with a 0 epoch takes itself for a child's and adopts. */
       __atomic_store_n(&words[1], 1, __ATOMIC_RELAXED);
@@ -192,6 +230,7 @@ static void set_up_epoch_locked(void)
       __atomic_store_n(&cpucycles_perf_epoch, words, __ATOMIC_RELEASE);
       return;
     }
+    munmap(page, page_size());
   }
   __atomic_store_n(&plain_epoch, epoch_value, __ATOMIC_RELEASE);
 }
@@ -227,19 +266,39 @@ static void adopt_if_child(void)
  * in the forking thread (forkhold.h) uses it as held. */
 static struct cpucycles_fork_hold registry_for_fork;
 
-static void lock_registry(sigset_t *saved)
+/* 0 with registry held; -1 in a signal handler whose thread is in the
+ * registry already (above). */
+static int lock_registry(void)
+{
+  if (cpucycles_fork_hold_mine(&registry_for_fork)) return 0;
+  if (registry_mine) return -1;
+  registry_mine = 1;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  adopt_if_child();
+  pthread_mutex_lock(&registry);
+  return 0;
+}
+
+static void unlock_registry(void)
+{
+  if (cpucycles_fork_hold_mine(&registry_for_fork)) return;
+  pthread_mutex_unlock(&registry);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  registry_mine = 0;
+}
+
+/* fork's prepare and unloading: every signal blocked, no thread-local. */
+static void lock_registry_masked(sigset_t *saved)
 {
   sigset_t all;
-  if (cpucycles_fork_hold_mine(&registry_for_fork)) return;
   sigfillset(&all);
   if (pthread_sigmask(SIG_BLOCK, &all, saved) != 0) sigemptyset(saved);
   adopt_if_child();
   pthread_mutex_lock(&registry);
 }
 
-static void unlock_registry(const sigset_t *saved)
+static void unlock_registry_masked(const sigset_t *saved)
 {
-  if (cpucycles_fork_hold_mine(&registry_for_fork)) return;
   pthread_mutex_unlock(&registry);
   pthread_sigmask(SIG_SETMASK, saved, 0);
 }
@@ -248,14 +307,13 @@ static void close_locked(struct cpucycles_perf_event *ev);
 
 static void close_thread_events(void *unused)
 {
-  sigset_t saved;
   (void) unused;
-  lock_registry(&saved);
+  if (lock_registry() != 0) return;
   /* (A list whose head is not linked was dropped by another thread that
    * adopted a child process: nothing on it is open.) */
   while (thread_events && thread_events->linked) close_locked(thread_events);
   thread_events = 0;
-  unlock_registry(&saved);
+  unlock_registry();
 }
 
 /* The key, at load: a constructor runs before main() in a program linked
@@ -463,7 +521,7 @@ static int open_each_locked(struct cpucycles_perf_event *ev, int map_page,
 {
   int fds[CPUCYCLES_PMU_MAX] = { 0 };
   void *pages[CPUCYCLES_PMU_MAX] = { 0 };
-  int i, n = core_pmus_found;
+  int i, n = core_pmus_found, base = high_base(), asks = 0;
 
   if (n > CPUCYCLES_PMU_MAX) {
     errno = ENOSPC; /* setup says why: CPUCYCLES_PERF_REFUSAL_PMUS */
@@ -479,6 +537,7 @@ static int open_each_locked(struct cpucycles_perf_event *ev, int map_page,
       undo_opens(fds, pages, i);
       return -1;
     }
+    fds[i] = move_high(fds[i], base, &asks);
     pages[i] = 0;
     if (map_page && !(pages[i] = map_page_of(fds[i]))) {
       undo_opens(fds, pages, i + 1);
@@ -488,6 +547,7 @@ static int open_each_locked(struct cpucycles_perf_event *ev, int map_page,
   ev->fd = fds[0];
   ev->page = pages[0];
   ev->id = event_id(fds[0]);
+  ev->asks = asks;
   ev->more = n - 1;
   for (i = 1; i < n; i++) {
     ev->more_fd[i - 1] = fds[i];
@@ -509,7 +569,7 @@ static int open_locked(struct cpucycles_perf_event *ev, int map_page,
                        unsigned long long config1)
 {
   void *page = 0;
-  int fd;
+  int fd, asks = 0;
 
   if (events_ever_linked) close_locked(ev);
 
@@ -526,6 +586,7 @@ static int open_locked(struct cpucycles_perf_event *ev, int map_page,
 
   fd = open_cycles(config1);
   if (fd < 0) return -1;
+  fd = move_high(fd, high_base(), &asks);
 
   /* The process's first event: now that the kernel gives one, is the CPU
    * hybrid?  (Looked for here, not before, so that a machine without
@@ -546,6 +607,7 @@ static int open_locked(struct cpucycles_perf_event *ev, int map_page,
   ev->fd = fd;
   ev->page = page;
   ev->id = event_id(fd);
+  ev->asks = asks;
   if (link_event(ev) != 0) {
     if (page) munmap(page, page_size());
     close(fd);
@@ -559,24 +621,25 @@ static int open_locked(struct cpucycles_perf_event *ev, int map_page,
 
 int cpucycles_perf_core_pmus(void)
 {
-  sigset_t saved;
   int found;
 
-  lock_registry(&saved);
+  if (lock_registry() != 0) return -1;
   found = core_pmus_found;
-  unlock_registry(&saved);
+  unlock_registry();
   return found;
 }
 
 int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page,
                         unsigned long long config1)
 {
-  sigset_t saved;
   int result;
 
-  lock_registry(&saved);
+  if (lock_registry() != 0) {
+    errno = EDEADLK; /* a signal handler of a thread in the registry */
+    return -1;
+  }
   result = open_locked(ev, map_page, config1);
-  unlock_registry(&saved);
+  unlock_registry();
   return result;
 }
 
@@ -594,14 +657,14 @@ int cpucycles_perf_open_once(struct cpucycles_perf_event *ev, int map_page,
                              unsigned long long config1)
 {
   if (inherited(ev)) {
-    sigset_t saved;
-    lock_registry(&saved); /* adopts the process: ev is dropped with the rest */
-    if (inherited(ev)) forget(ev); /* (not on the list: nothing to close) */
-    unlock_registry(&saved);
+    if (lock_registry() != 0) return 0; /* adopts the process: */
+    if (inherited(ev)) forget(ev); /* ev dropped with the rest, not listed */
+    unlock_registry();
   }
   if (ev->state != CPUCYCLES_PERF_UNOPENED) return 0;
   if (cpucycles_perf_open(ev, map_page, config1) == 0) return 1;
-  ev->state = CPUCYCLES_PERF_FALLBACK;
+  /* (refused in a signal handler: tried again on a later read) */
+  if (errno != EDEADLK) ev->state = CPUCYCLES_PERF_FALLBACK;
   return 0;
 }
 
@@ -659,6 +722,7 @@ static void forget(struct cpucycles_perf_event *ev)
   ev->fd = -1;
   ev->page = 0;
   ev->id = 0;
+  ev->asks = 0;
   ev->epoch = 0;
   ev->fast = 0;
   ev->base = 0;
@@ -689,8 +753,6 @@ static void close_locked(struct cpucycles_perf_event *ev)
 
 void cpucycles_perf_close(struct cpucycles_perf_event *ev)
 {
-  sigset_t saved;
-
   /* No event was ever opened in the process: nothing to close, and the
    * thread-locals untouched (above, events_ever_linked). */
   if (!__atomic_load_n(&events_ever_linked, __ATOMIC_RELAXED)) return;
@@ -700,23 +762,23 @@ void cpucycles_perf_close(struct cpucycles_perf_event *ev)
     forget(ev);
     return;
   }
-  lock_registry(&saved);
+  if (lock_registry() != 0) return; /* left open, for a later close */
   close_locked(ev);
-  unlock_registry(&saved);
+  unlock_registry();
 }
 
 /* ---- fork ---- */
 
 void cpucycles_perf_fork_prepare(void)
 {
-  lock_registry(&fork_saved_mask);
+  lock_registry_masked(&fork_saved_mask);
   cpucycles_fork_hold_take(&registry_for_fork);
 }
 
 void cpucycles_perf_fork_parent(void)
 {
   cpucycles_fork_hold_drop(&registry_for_fork);
-  unlock_registry(&fork_saved_mask);
+  unlock_registry_masked(&fork_saved_mask);
 }
 
 /* In the child, under registry: every descriptor on the list was copied
@@ -752,18 +814,16 @@ void cpucycles_perf_fork_child(void)
   if (epoch_page && __atomic_load_n(&epoch_page[0], __ATOMIC_RELAXED) == 0)
     next_epoch(); /* wiped: a child */
   cpucycles_fork_hold_drop(&registry_for_fork);
-  unlock_registry(&fork_saved_mask);
+  unlock_registry_masked(&fork_saved_mask);
 }
 
 void cpucycles_perf_atfork_child(struct cpucycles_perf_event *ev)
 {
-  sigset_t saved;
-
-  lock_registry(&saved);
+  if (lock_registry() != 0) return;
   drop_inherited_locked();
   /* not on the list: a FALLBACK event, or one of a thread's own making */
   if (events_ever_linked) forget(ev);
-  unlock_registry(&saved);
+  unlock_registry();
 }
 
 /* ---- unloading ----
@@ -785,7 +845,7 @@ __attribute__((destructor)) static void unload(void)
   struct cpucycles_perf_event *ev, *next;
   sigset_t saved;
 
-  lock_registry(&saved);
+  lock_registry_masked(&saved);
   if (events_ever_linked)
     while (thread_events) close_locked(thread_events);
   for (ev = all_events; ev; ev = next) {
@@ -795,30 +855,43 @@ __attribute__((destructor)) static void unload(void)
     ev->all_next = 0;
     ev->linked = 0;
   }
+  if (!all_events && epoch_page) {
+    /* no other thread reads it: the epoch back in the plain static */
+    __atomic_store_n(&plain_epoch, epoch_value, __ATOMIC_RELEASE);
+    __atomic_store_n(&cpucycles_perf_epoch, &plain_epoch, __ATOMIC_RELEASE);
+    munmap((void *) epoch_page, page_size());
+    epoch_page = 0;
+  }
   all_events = 0;
   held_events = 0;
   if (thread_key_state == 1) pthread_key_delete(thread_key);
   thread_key_state = -1;
-  unlock_registry(&saved);
+  unlock_registry_masked(&saved);
 }
 
 /* ---- reading ---- */
 
-/* read(2) of event i's 64-bit count, once its descriptor has answered
- * that it is still the event's.  Returns 0 with the count in *out; -1 when
- * read(2) fails (errno set); 1, with errno EBADF and the descriptor left
+/* read(2) of event i's 64-bit count: one system call where the
+ * descriptor lives high (above, "which descriptors are still ours"), its
+ * identity asked only when the read fails, or before it where the event
+ * could not be moved, and with ask (a page counter's read(2), its slow
+ * path: the number may hold the program's dup2()).  Returns 0 with the count in *out; -1 when read(2)
+ * fails on the event (errno set); 1, with errno EBADF and the number left
  * alone, when it is no longer the event's (or was forgotten). */
-static int read_event(struct cpucycles_perf_event *ev, int i, long long *out)
+static int read_event(struct cpucycles_perf_event *ev, int i, long long *out,
+                      int ask)
 {
-  long long count;
+  int fd = *fd_of(ev, i);
+  ssize_t n;
 
-  if (!is_ours(ev, i)) {
-    errno = EBADF;
-    return 1;
+  if (fd >= 0 && !((ask || ev->asks) && !is_ours(ev, i))) {
+    n = read(fd, out, sizeof *out);
+    if (n == (ssize_t) sizeof *out) return 0;
+    if (n >= 0) errno = EIO;
+    if (errno != EBADF && is_ours(ev, i)) return -1;
   }
-  if (read(*fd_of(ev, i), &count, sizeof count) != (ssize_t) sizeof count) return -1;
-  *out = count;
-  return 0;
+  errno = EBADF;
+  return 1;
 }
 
 static long long fallback_persecond = 1000000000LL;
@@ -875,7 +948,7 @@ static int read_each(struct cpucycles_perf_event *ev,
     /* Off the hardware (index 0: on a hybrid CPU, the events of the
      * other core types), an event's count is its page's offset. */
     if (!(rdpmc && page && cpucycles_perf_page_count(page, rdpmc, &count, 1) == 0) &&
-        (r = read_event(ev, i, &count)) != 0)
+        (r = read_event(ev, i, &count, rdpmc != 0)) != 0)
       return r;
     sum += (unsigned long long) count;
   }
@@ -914,29 +987,31 @@ static int read_counting(struct cpucycles_perf_event *ev, long long *out)
   };
   long long count[CPUCYCLES_PMU_MAX];
   unsigned long long sum = 0;
-  int i, r, round, zeros = 0;
+  /* n once: every loop below covers the same events, all read first */
+  int i, r, round, zeros = 0, n = ev->more + 1;
 
-  for (i = 0; i <= ev->more; i++) {
-    if (read_event(ev, i, &count[i]) != 0) return -1;
+  if (n < 1 || n > CPUCYCLES_PMU_MAX) return -1;
+  for (i = 0; i < n; i++) {
+    if (read_event(ev, i, &count[i], 0) != 0) return -1;
     if (count[i] == 0) zeros++;
   }
   for (round = 0; round < 2 && zeros > 0; round++) {
     if (round == 1) {
-      for (i = 0; i <= ev->more; i++)
+      for (i = 0; i < n; i++)
         if (count[i] == 0 && !is_ours(ev, i)) return -1;
       for (r = 0; r < 3; r++)
-        for (i = 0; i <= ev->more; i++)
+        for (i = 0; i < n; i++)
           if (count[i] == 0) perf_ioctl(*fd_of(ev, i), remedy[r], 0);
     }
     spin();
     zeros = 0;
-    for (i = 0; i <= ev->more; i++)
+    for (i = 0; i < n; i++)
       if (count[i] == 0) {
-        if (read_event(ev, i, &count[i]) != 0) return -1;
+        if (read_event(ev, i, &count[i], 0) != 0) return -1;
         if (count[i] == 0) zeros++;
       }
   }
-  for (i = 0; i <= ev->more; i++) sum += (unsigned long long) count[i];
+  for (i = 0; i < n; i++) sum += (unsigned long long) count[i];
   *out = (long long) sum;
   return sum != 0 ? 0 : 1;
 }
@@ -954,7 +1029,7 @@ static long long read_value(struct cpucycles_perf_event *ev, long long count)
 static long long give_up(struct cpucycles_perf_event *ev)
 {
   cpucycles_perf_close(ev);
-  ev->state = CPUCYCLES_PERF_FALLBACK;
+  if (!ev->linked) ev->state = CPUCYCLES_PERF_FALLBACK; /* (else: closed later) */
   return cpucycles_perf_fallback();
 }
 
@@ -1011,7 +1086,7 @@ long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
   if (ev->state == CPUCYCLES_PERF_OPEN) {
     if (rdpmc && cpucycles_perf_page_read(ev->page, rdpmc, &count) == 0)
       return count;
-    r = read_event(ev, 0, &count);
+    r = read_event(ev, 0, &count, rdpmc != 0);
   } else if (ev->state == CPUCYCLES_PERF_OPEN_EACH_PMU) {
     r = read_each(ev, rdpmc, &count);
   } else {
@@ -1048,16 +1123,18 @@ int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
         cpucycles_perf_close(ev);
         return counter_refuse(info, CPUCYCLES_REFUSAL_NO_USER_RDPMC, 0);
       }
-    /* Try the instruction now (unless the event is momentarily off the
-     * hardware, index 0): the probe catches the fault. */
-    if (ev->state == CPUCYCLES_PERF_OPEN_EACH_PMU
-          ? read_each(ev, rdpmc, &count) != 0
-          : cpucycles_perf_page_read(ev->page, rdpmc, &count) != 0 &&
-              read_event(ev, 0, &count) != 0) {
+    /* The instruction is not tried here: nothing catches its fault
+     * (a hypervisor may trap it though the page offers it): the reads
+     * may fault, and the probe tries them with crash signals caught
+     * (counter.h, may_fault).  An event off the hardware (index 0) must
+     * answer read(2), which its reads then use. */
+    if (ev->state == CPUCYCLES_PERF_OPEN && ev->page->index == 0 &&
+        read_event(ev, 0, &count, 1) != 0) {
       int err = errno;
       cpucycles_perf_close(ev);
       return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_READ, err);
     }
+    info->may_fault = 1;
   } else {
     int r = read_counting(ev, &count);
     if (r != 0) {

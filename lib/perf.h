@@ -88,10 +88,12 @@ struct cpucycles_perf_event {
   int more_fd[CPUCYCLES_PMU_MAX - 1];
   volatile struct perf_event_mmap_page *more_page[CPUCYCLES_PMU_MAX - 1];
   /* Each event's kernel id (PERF_EVENT_IOC_ID; 0: none given), asked of
-   * its descriptor before each use: a descriptor the program closed, or
-   * whose number now holds a file of the program's, is left alone. */
+   * its descriptor on the slow paths (perf.c): a descriptor the program
+   * closed, or whose number now holds a file of the program's, is left
+   * alone. */
   unsigned long long id;
   unsigned long long more_id[CPUCYCLES_PMU_MAX - 1];
+  int asks; /* a descriptor stayed low: its identity asked before each read */
   /* read(2) only (default-perfevent): the last value read, and what is
    * added to the count of an event that replaced one whose descriptor the
    * program closed, so that the thread's values go on growing. */
@@ -243,8 +245,9 @@ long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
  * fails.  With rdpmc, also refuses an event whose page does not offer user
  * reads (cap_user_rdpmc 0: every read would be a read(2), which is
  * default-perfevent, not an on-core counter), and the counter is on-core;
- * the one read uses rdpmc, so that the probe catches the fault if the CPU
- * refuses the instruction after all.  Without rdpmc the counter is of kind
+ * setup never runs rdpmc (a hypervisor may trap it though the page offers
+ * it, and nothing is armed here): info->may_fault is 1, so that the probe
+ * tries the reads with crash signals caught.  Without rdpmc the counter is of kind
  * perf event, and its read(2) must count: each event whose count is
  * still 0 after a second read gets PERF_EVENT_IOC_DISABLE, _RESET and
  * _ENABLE and a third read, and a sum still 0 refuses the counter

@@ -39,6 +39,8 @@
 #include "pmu.h"
 #include "fixture-tree.h"
 #include "checked-by.h"
+#include "fault.h"
+#include "select.h"
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 
@@ -265,11 +267,63 @@ static void note_call(struct perf_event_attr *attr, pid_t pid, int cpu,
   last_flags = flags;
 }
 
+/* What a descriptor is, whatever number it lives at: the library moves
+ * each event to a high number (lib/perf.c), closing the one the opener
+ * gave.  A perf event's kernel id; else the file and the access mode (a
+ * pipe's two ends are one inode). */
+struct fd_identity {
+  dev_t dev;
+  ino_t ino;
+  int mode;
+  unsigned long long id;
+};
+static struct fd_identity opened_identity[MAX_OPENED];
+
+static int identity_of(int fd, struct fd_identity *who)
+{
+  struct stat st;
+  memset(who, 0, sizeof *who);
+  if (fstat(fd, &st) != 0) return -1;
+  who->dev = st.st_dev;
+  who->ino = st.st_ino;
+  who->mode = fcntl(fd, F_GETFL) & O_ACCMODE;
+  if (ioctl(fd, PERF_EVENT_IOC_ID, &who->id) != 0) who->id = 0;
+  return 0;
+}
+
 static int note_fd(int fd)
 {
-  if (fd >= 0 && open_calls < MAX_OPENED) opened[open_calls] = fd;
+  if (fd >= 0 && open_calls < MAX_OPENED) {
+    opened[open_calls] = fd;
+    identity_of(fd, &opened_identity[open_calls]);
+  }
   open_calls++;
   return fd;
+}
+
+/* Where the i-th opened event lives now: the number holding it, -1 when
+ * none does (closed). */
+static int opened_fd(int i)
+{
+  struct fd_identity who;
+  int fd;
+  if (i < 0 || i >= MAX_OPENED || i >= open_calls) return -1;
+  for (fd = 0; fd < 8192; fd++)
+    if (identity_of(fd, &who) == 0 &&
+        memcmp(&who, &opened_identity[i], sizeof who) == 0)
+      return fd;
+  return -1;
+}
+
+/* The first number the library moves events to: the top quarter of the
+ * soft descriptor limit, at most 4096 (doc/security.md). */
+static int high_number(void)
+{
+  struct rlimit rl;
+  rlim_t base;
+  ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+  base = rl.rlim_cur - rl.rlim_cur / 4;
+  return base > 4096 ? 4096 : (int) base;
 }
 
 static int refusing_open(struct perf_event_attr *attr, pid_t pid, int cpu,
@@ -394,10 +448,10 @@ START_TEST(open_asks_for_user_cycles_of_this_thread_cloexec)
   ck_assert_int_eq(last_cpu, -1);
   ck_assert_int_eq(last_group, -1);
   ck_assert(last_flags & PERF_FLAG_FD_CLOEXEC);
-  ck_assert_int_eq(ev.fd, opened[0]);
+  ck_assert_int_eq(ev.fd, opened_fd(0));
   ck_assert(fd_has_cloexec(ev.fd));
   cpucycles_perf_close(&ev);
-  ck_assert(fd_is_closed(opened[0]));
+  ck_assert(fd_is_closed(opened_fd(0)));
   ck_assert_int_eq(ev.state, CPUCYCLES_PERF_UNOPENED);
   cpucycles_perf_close(&ev); /* twice: harmless */
 }
@@ -412,7 +466,7 @@ START_TEST(open_sets_cloexec_by_hand_on_old_kernels)
   ck_assert_uint_eq(last_flags, 0);
   ck_assert(fd_has_cloexec(ev.fd));
   cpucycles_perf_close(&ev);
-  ck_assert(fd_is_closed(opened[1]));
+  ck_assert(fd_is_closed(opened_fd(1)));
 }
 END_TEST
 
@@ -514,7 +568,7 @@ START_TEST(map_failure_closes_the_descriptor)
   cpucycles_perf_set_opener(pipe_open); /* a pipe cannot be mapped */
   ck_assert_int_eq(cpucycles_perf_open(&ev, 1, 0), -1);
   ck_assert_int_eq(open_calls, 1);
-  ck_assert(fd_is_closed(opened[0]));
+  ck_assert(fd_is_closed(opened_fd(0)));
   ck_assert_int_eq(ev.state, CPUCYCLES_PERF_UNOPENED);
 }
 END_TEST
@@ -528,7 +582,7 @@ START_TEST(open_passes_config1)
   ck_assert_uint_eq(last_attr.config, PERF_COUNT_HW_CPU_CYCLES);
   ck_assert_uint_eq(last_attr.exclude_kernel, 1);
   cpucycles_perf_close(&ev);
-  ck_assert(fd_is_closed(opened[0]));
+  ck_assert(fd_is_closed(opened_fd(0)));
 }
 END_TEST
 
@@ -559,16 +613,17 @@ START_TEST(shared_setup_and_fast_read_use_page_and_rdpmc)
   ck_assert_int_eq(info.frequency, 0);
   ck_assert_int_eq(info.only32, 0);
   ck_assert_uint_eq(last_attr.config1, 3);
-  ck_assert_uint_eq(rdpmc_calls, 1); /* setup tried the instruction */
-  ck_assert_uint_eq(rdpmc_counter, 2);
+  ck_assert_uint_eq(rdpmc_calls, 0); /* setup runs no instruction: */
+  ck_assert_int_eq(info.may_fault, 1); /* the probe tries it, caught */
   ck_assert(ev.page != 0);
   rdpmc_result = 1000000 + 123;
   ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 3), 123);
+  ck_assert_uint_eq(rdpmc_counter, 2);
   ck_assert_int_eq(cpucycles_perf_read(&ev, fake_rdpmc, 3), 123);
-  ck_assert_uint_eq(rdpmc_calls, 3);
+  ck_assert_uint_eq(rdpmc_calls, 2);
   ck_assert_int_eq(open_calls, 1);
   cpucycles_perf_close(&ev);
-  ck_assert(fd_is_closed(opened[0]));
+  ck_assert(fd_is_closed(opened_fd(0)));
   ck_assert(ev.page == 0);
 }
 END_TEST
@@ -595,13 +650,13 @@ START_TEST(shared_read_index_zero_for_a_moment)
   ck_assert_int_eq(pwrite(ev.fd, &pg, sizeof pg, 0), (ssize_t) sizeof pg);
   memcpy(&first_word, &pg, sizeof first_word);
   ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 0), (long long) first_word);
-  ck_assert_uint_eq(rdpmc_calls, 1); /* only setup's */
+  ck_assert_uint_eq(rdpmc_calls, 0); /* none: neither setup nor index 0 */
   pg.index = 3;
   pg.lock += 2;
   ck_assert_int_eq(pwrite(ev.fd, &pg, sizeof pg, 0), (ssize_t) sizeof pg);
   rdpmc_result = 1000000 + 5000;
   ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 0), 5000);
-  ck_assert_uint_eq(rdpmc_calls, 2);
+  ck_assert_uint_eq(rdpmc_calls, 1);
   ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN);
   ck_assert_int_eq(open_calls, 1);
   cpucycles_perf_close(&ev);
@@ -619,7 +674,7 @@ START_TEST(shared_setup_refuses_without_cap_user_rdpmc)
   ck_assert_str_eq(info.refusal, CPUCYCLES_REFUSAL_NO_USER_RDPMC);
   ck_assert_int_eq(info.refusal_errno, 0);
   ck_assert_uint_eq(rdpmc_calls, 0);
-  ck_assert(fd_is_closed(opened[0]));
+  ck_assert(fd_is_closed(opened_fd(0)));
   ck_assert_int_eq(ev.state, CPUCYCLES_PERF_UNOPENED);
 }
 END_TEST
@@ -636,7 +691,7 @@ START_TEST(shared_setup_without_rdpmc_is_a_perf_event)
   put_value(4000);
   ck_assert_int_eq(cpucycles_perf_read(&ev, 0, 0), 4000);
   cpucycles_perf_close(&ev);
-  ck_assert(fd_is_closed(opened[0]));
+  ck_assert(fd_is_closed(opened_fd(0)));
 }
 END_TEST
 
@@ -694,7 +749,7 @@ START_TEST(setup_retries_a_count_stuck_at_zero)
   ck_assert_int_eq(ioctl_calls, 3);
   ck_assert_str_eq(info.refusal, CPUCYCLES_PERF_REFUSAL_STUCK);
   ck_assert_int_eq(ev.state, CPUCYCLES_PERF_UNOPENED);
-  ck_assert(fd_is_closed(opened[2]));
+  ck_assert(fd_is_closed(opened_fd(2)));
 
   /* a read that fails is a read failure, not a stuck count */
   ioctl_calls = 0;
@@ -727,7 +782,7 @@ START_TEST(shared_read_opens_on_first_read_with_config1)
   ck_assert_int_eq(cpucycles_perf_read_fast(&ev, fake_rdpmc, 3), expect);
   ck_assert_int_eq(open_calls, 1);
   cpucycles_perf_close(&ev);
-  ck_assert(fd_is_closed(opened[0]));
+  ck_assert(fd_is_closed(opened_fd(0)));
 }
 END_TEST
 
@@ -828,13 +883,13 @@ START_TEST(perfevent_reads_releases_and_drops_at_fork)
   /* atfork_child: the inherited descriptor goes, the next read opens. */
   pipe_first_value = 777;
   c->atfork_child();
-  ck_assert(fd_is_closed(opened[0]));
+  ck_assert(fd_is_closed(opened_fd(0)));
   ck_assert_int_eq(c->read(), 777);
   ck_assert_int_eq(open_calls, 2);
-  ck_assert(!fd_is_closed(opened[1]));
+  ck_assert(!fd_is_closed(opened_fd(1)));
 
   c->release();
-  ck_assert(fd_is_closed(opened[1]));
+  ck_assert(fd_is_closed(opened_fd(1)));
   c->release();
 }
 END_TEST
@@ -852,7 +907,7 @@ START_TEST(perfevent_read_failure_falls_back_monotone)
   /* The pipe is empty now: read(2) fails with EAGAIN. */
   prev = c->read();
   ck_assert_int_gt(prev, 0);
-  ck_assert(fd_is_closed(opened[0])); /* given up, not leaked */
+  ck_assert(fd_is_closed(opened_fd(0))); /* given up, not leaked */
   for (i = 0; i < 1000; i++) {
     v = c->read();
     ck_assert_int_ge(v, prev);
@@ -872,7 +927,7 @@ START_TEST(perfpmc_refuses_without_cap_user_rdpmc)
   cpucycles_perf_set_opener(memfd_open);
   ck_assert_int_eq(c->setup(&info), -1);
   ck_assert_int_eq(open_calls, 1);
-  ck_assert(fd_is_closed(opened[0]));
+  ck_assert(fd_is_closed(opened_fd(0)));
   c->release();
 }
 END_TEST
@@ -893,10 +948,10 @@ START_TEST(perfpmc_index_zero_reads_the_descriptor)
   ck_assert_int_eq(info.kind, COUNTER_ONCORE);
   ck_assert_int_eq(info.frequency, 0);
   ck_assert_int_eq(info.only32, 0);
-  ck_assert(fd_has_cloexec(opened[0]));
+  ck_assert(fd_has_cloexec(opened_fd(0)));
   ck_assert_int_eq(c->read(), 5);
   c->release();
-  ck_assert(fd_is_closed(opened[0]));
+  ck_assert(fd_is_closed(opened_fd(0)));
   c->release();
 }
 END_TEST
@@ -935,7 +990,7 @@ START_TEST(perfpmc_counters_ask_for_their_config1)
     ck_assert_msg(last_attr.config1 == want[i].config1, "%s: config1 %llx",
                   want[i].name, (unsigned long long) last_attr.config1);
     c->release();
-    ck_assert(fd_is_closed(opened[1]));
+    ck_assert(fd_is_closed(opened_fd(1)));
   }
 }
 END_TEST
@@ -952,13 +1007,165 @@ START_TEST(pmcff_refuses_unless_on_fixed_counter_1)
   memset(&info, 0, sizeof info);
   ck_assert_int_eq(c->setup(&info), -1);
   ck_assert_str_eq(info.refusal, CPUCYCLES_REFUSAL_NOT_FIXED);
-  ck_assert(fd_is_closed(opened[0]));
+  ck_assert(fd_is_closed(opened_fd(0)));
   /* On fixed counter 1 but without user rdpmc (sysfs rdpmc 0). */
   page_template.index = (1u << 30 | 1u) + 1u;
   page_template.cap_user_rdpmc = 0;
   ck_assert_int_eq(c->setup(&info), -1);
-  ck_assert(fd_is_closed(opened[1]));
+  ck_assert(fd_is_closed(opened_fd(1)));
   c->release();
+}
+END_TEST
+
+/* A signal handler that reads while its thread is in the registry (here,
+ * inside the open) must not wait for the lock its thread holds: no signal
+ * mask guards the registry.  It reads the fallback clock; the open goes
+ * on. */
+static const struct counter *handler_counter;
+static int handler_runs;
+
+static void read_in_handler(int sig)
+{
+  (void) sig;
+  (void) handler_counter->read();
+  handler_runs++;
+}
+
+static int interrupted_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+                            int group_fd, unsigned long flags)
+{
+  raise(SIGUSR1);
+  return pipe_open(attr, pid, cpu, group_fd, flags);
+}
+
+START_TEST(signal_handler_reading_during_an_open_does_not_wait)
+{
+  struct counter_info info;
+  struct sigaction sa;
+  handler_counter = find_counter("default-perfevent");
+  if (!handler_counter) return;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = read_in_handler;
+  ck_assert_int_eq(sigaction(SIGUSR1, &sa, 0), 0);
+  cpucycles_perf_set_opener(interrupted_open);
+  pipe_first_value = 11;
+  ck_assert_int_eq(handler_counter->setup(&info), 0);
+  ck_assert_int_eq(handler_runs, 1);
+  put_value(40);
+  ck_assert_int_eq(handler_counter->read(), 40); /* the event, opened */
+  ck_assert_int_eq(open_calls, 1);
+  handler_counter->release();
+}
+END_TEST
+
+/* ---- a page that offers user reads on a CPU that refuses them ----
+ *
+ * A hypervisor may show the guest kernel a PMU and still trap the
+ * instruction: the page says cap_user_rdpmc 1 with an index, and the read
+ * faults.  Setup must not run the instruction (nothing is armed there); it
+ * says the reads may fault, and the probe tries them caught and moves on
+ * to the next counter. */
+
+static unsigned long long refused_rdpmc(unsigned int counter)
+{
+  (void) counter;
+  fault_segv(); /* as a CPU that refuses the instruction answers */
+  return 0;
+}
+
+static struct cpucycles_perf_event refused_event;
+
+static long long refused_read(void)
+{
+  return cpucycles_perf_read_fast(&refused_event, refused_rdpmc, 0);
+}
+
+static int refused_setup(struct counter_info *info)
+{
+  return cpucycles_perf_setup(&refused_event, refused_rdpmc, 0, info);
+}
+
+static void refused_release(void) { cpucycles_perf_close(&refused_event); }
+
+static const struct counter refused_counter = {
+  "test-refusedrdpmc", refused_read, refused_setup, refused_release, 0,
+  COUNTER_ASKS
+};
+
+static long long ticking_read(void)
+{
+  static long long t;
+  return t += 1000;
+}
+
+static int ticking_setup(struct counter_info *info)
+{
+  info->kind = COUNTER_ONCORE;
+  return 0;
+}
+
+static const struct counter ticking_counter = {
+  "test-ticking", ticking_read, ticking_setup, 0, 0, COUNTER_ASKS
+};
+
+/* The probe with c first and a counter that works second: the second. */
+static void probe_passes_over(const struct counter *c)
+{
+  const struct counter *table[2];
+  struct choice best;
+  table[0] = c;
+  table[1] = &ticking_counter;
+  ck_assert_int_eq(cpucycles_select(table, 2, 1000000000LL, 0, 0, 0, &best), 1);
+  ck_assert_ptr_eq(best.counter, &ticking_counter);
+}
+
+START_TEST(probe_survives_a_page_whose_reads_fault)
+{
+  struct counter_info info;
+  fake_page_template(3, 0, 1);
+  cpucycles_perf_set_opener(memfd_open);
+  /* setup opens, reads the descriptor, and says what the probe must do */
+  memset(&info, 0, sizeof info);
+  ck_assert_int_eq(refused_setup(&info), 0);
+  ck_assert_int_eq(info.may_fault, 1);
+  ck_assert_int_eq(info.kind, COUNTER_ONCORE);
+  refused_release();
+  probe_passes_over(&refused_counter);
+  ck_assert(fd_is_closed(opened_fd(1))); /* the crashed trial released */
+}
+END_TEST
+
+/* Whether this CPU refuses user RDPMC of fixed counter 1 without a perf
+ * event of ours mapped: tried in a child. */
+#if defined(__x86_64__)
+static int cpu_refuses_fixed_rdpmc(void)
+{
+  int status;
+  pid_t pid = fork();
+  if (pid == 0) {
+    unsigned int lo, hi;
+    __asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(1u << 30 | 1u));
+    _exit(0);
+  }
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  return !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+#endif
+
+START_TEST(probe_survives_pmcff_where_the_cpu_refuses_rdpmc)
+{
+  const struct counter *c = find_counter("amd64-perfpmcff");
+  struct counter_info info;
+  if (!c) return;
+  fake_page_template((1u << 30 | 1u) + 1u, 0, 1); /* on fixed counter 1 */
+  cpucycles_perf_set_opener(memfd_open);
+  memset(&info, 0, sizeof info);
+  ck_assert_int_eq(c->setup(&info), 0); /* no instruction run here */
+  ck_assert_int_eq(info.may_fault, 1);
+  c->release();
+#if defined(__x86_64__)
+  if (cpu_refuses_fixed_rdpmc()) probe_passes_over(c);
+#endif
 }
 END_TEST
 
@@ -1005,6 +1212,19 @@ static int program_file_at(int fd)
   return fd;
 }
 
+/* What a daemon does with close_range(3, ~0U) or closefrom(3): the
+ * event's number closed, then a file of its own opened, which takes the
+ * lowest free number, not the event's (it lives high). */
+static int program_file_after_closing(int event_fd)
+{
+  int fd;
+  ck_assert_int_ge(event_fd, high_number());
+  ck_assert_int_eq(close(event_fd), 0);
+  fd = program_file_at(dup(0));
+  ck_assert_int_lt(fd, high_number());
+  return fd;
+}
+
 /* The program's file is open, at offset 0, with its data. */
 static void program_file_untouched(int fd)
 {
@@ -1016,9 +1236,10 @@ static void program_file_untouched(int fd)
   ck_assert(memcmp(buf, PROGRAM_DATA, sizeof buf) == 0);
 }
 
-/* default-perfevent reads with read(2): after the program closed the
- * event's descriptor and opened a file at its number, no read touches the
- * file, and the thread counts on with a new event, from where it was. */
+/* default-perfevent reads with read(2), one system call per read: no
+ * identity asked while the event answers.  After the program closed the
+ * event's descriptor and opened a file, no read touches the file, and the
+ * thread counts on with a new event, from where it was. */
 START_TEST(perfevent_never_reads_a_reused_descriptor)
 {
   const struct counter *c = find_counter("default-perfevent");
@@ -1032,9 +1253,11 @@ START_TEST(perfevent_never_reads_a_reused_descriptor)
   ck_assert_int_eq(c->setup(&info), 0);
   put_value(100);
   put_value(200);
+  i = id_queries;
   ck_assert_int_eq(c->read(), 100);
   ck_assert_int_eq(c->read(), 200);
-  fd = program_file_at(opened[0]);
+  ck_assert_int_eq(id_queries, i); /* read(2) alone */
+  fd = program_file_after_closing(opened_fd(0));
   /* the new event's first reads */
   pipe_values[0] = 5;
   pipe_values[1] = 6;
@@ -1051,7 +1274,7 @@ START_TEST(perfevent_never_reads_a_reused_descriptor)
   program_file_untouched(fd);
   c->release();
   program_file_untouched(fd); /* not closed as if it were the event */
-  ck_assert(fd_is_closed(opened[1]));
+  ck_assert(fd_is_closed(opened_fd(1)));
   close(fd);
 }
 END_TEST
@@ -1068,7 +1291,7 @@ START_TEST(perfevent_counts_on_after_its_descriptor_is_closed)
   ck_assert_int_eq(c->setup(&info), 0);
   put_value(300);
   ck_assert_int_eq(c->read(), 300);
-  close(opened[0]);
+  close(opened_fd(0));
   pipe_values[0] = 40;
   pipe_values[1] = 50;
   pipe_nvalues = 2;
@@ -1136,7 +1359,7 @@ START_TEST(fork_child_leaves_a_reused_descriptor_open)
   cpucycles_perf_set_ioctl(id_ioctl);
   pipe_first_value = 11;
   ck_assert_int_eq(c->setup(&info), 0);
-  fd = program_file_at(opened[0]);
+  fd = program_file_at(opened_fd(0));
   pid = fork();
   ck_assert_int_ge(pid, 0);
   if (pid == 0) {
@@ -1180,7 +1403,7 @@ START_TEST(thread_exit_leaves_a_reused_descriptor_open)
   ck_assert_int_eq(pthread_create(&th, 0, read_then_wait, (void *) c), 0);
   while (!__atomic_load_n(&reused_thread_read, __ATOMIC_ACQUIRE)) sched_yield();
   ck_assert_int_eq(open_calls, 2);
-  fd = program_file_at(opened[1]);
+  fd = program_file_at(opened_fd(1));
   __atomic_store_n(&reused_thread_may_exit, 1, __ATOMIC_RELEASE);
   ck_assert_int_eq(pthread_join(th, 0), 0);
   program_file_untouched(fd);
@@ -1237,10 +1460,10 @@ START_TEST(thread_opens_its_own_event_closed_at_exit)
   ck_assert_int_eq(pthread_join(th, 0), 0);
   ck_assert_int_eq(open_calls, 2);
   ck_assert_int_eq(t.first, 4242); /* its own descriptor, not ours */
-  ck_assert(fd_is_closed(opened[1])); /* closed as the thread exited */
-  ck_assert(!fd_is_closed(opened[0])); /* ours stays */
+  ck_assert(fd_is_closed(opened_fd(1))); /* closed as the thread exited */
+  ck_assert(!fd_is_closed(opened_fd(0))); /* ours stays */
   c->release();
-  ck_assert(fd_is_closed(opened[0]));
+  ck_assert(fd_is_closed(opened_fd(0)));
 }
 END_TEST
 
@@ -1334,7 +1557,7 @@ START_TEST(thread_event_stuck_for_good_reads_the_clock)
   ck_assert_int_gt(t.first, 0); /* the clock */
   ck_assert(t.monotone);
   ck_assert_int_eq(open_calls, 2); /* not tried again on each read */
-  ck_assert(fd_is_closed(opened[1]));
+  ck_assert(fd_is_closed(opened_fd(1)));
   c->release();
 }
 END_TEST
@@ -1544,36 +1767,47 @@ static void *open_and_wait(void *arg)
 
 /* A thread-safe stand-in event: an 8-byte memfd holding a count of 1 for
  * read(2) (an event whose first reads stay at 0 would be given up).
- * Notes every descriptor it hands out, and the highest. */
+ * Notes the highest number the library's events reach: the number this
+ * one would be moved to (the lowest free from ceiling_high up). */
 #define CEILING_FDS 65536
-static unsigned char ceiling_handed[CEILING_FDS];
-static int ceiling_opens, ceiling_max_fd = -1;
+static int ceiling_opens, ceiling_max_fd = -1, ceiling_high;
 
 static int ceiling_open(struct perf_event_attr *attr, pid_t pid, int cpu,
                         int group_fd, unsigned long flags)
 {
   long long one = 1;
-  int fd, max;
+  int fd, max, high;
   (void) attr; (void) pid; (void) cpu; (void) group_fd;
   fd = memfd_create("fake-perf-event",
                     (flags & PERF_FLAG_FD_CLOEXEC) ? MFD_CLOEXEC : 0);
   if (fd < 0) return -1;
   if (pwrite(fd, &one, 8, 0) != 8) abort();
   __atomic_add_fetch(&ceiling_opens, 1, __ATOMIC_SEQ_CST);
-  if (fd < CEILING_FDS) __atomic_store_n(&ceiling_handed[fd], 1, __ATOMIC_SEQ_CST);
+  high = fcntl(fd, F_DUPFD, ceiling_high);
+  if (high < 0) abort();
+  close(high);
   max = __atomic_load_n(&ceiling_max_fd, __ATOMIC_SEQ_CST);
-  while (fd > max &&
-         !__atomic_compare_exchange_n(&ceiling_max_fd, &max, fd, 0,
+  while (high > max &&
+         !__atomic_compare_exchange_n(&ceiling_max_fd, &max, high, 0,
                                       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) { }
   return fd;
 }
 
-/* Handed-out descriptors still open. */
+/* Stand-in events still open, at whatever number the library moved
+ * them to. */
 static int ceiling_live(void)
 {
+  char path[64], link[64];
   int fd, n = 0;
-  for (fd = 0; fd < CEILING_FDS; fd++)
-    if (ceiling_handed[fd] && fcntl(fd, F_GETFD) >= 0) n++;
+  ssize_t len;
+  for (fd = 0; fd < CEILING_FDS; fd++) {
+    if (fcntl(fd, F_GETFD) < 0) continue;
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    len = readlink(path, link, sizeof link - 1);
+    if (len < 0) continue;
+    link[len] = 0;
+    if (strncmp(link, "/memfd:fake-perf-event", 22) == 0) n++;
+  }
   return n;
 }
 
@@ -1608,9 +1842,7 @@ START_TEST(ceiling_one_descriptor_per_live_thread)
   ceiling_counter = find_counter("default-perfevent");
   if (!ceiling_counter) return;
   cpucycles_perf_set_opener(ceiling_open);
-  base = dup(0);
-  ck_assert_int_ge(base, 0);
-  close(base);
+  base = ceiling_high = high_number();
   for (r = 0; r < ROUNDS; r++) {
     for (i = 0; i < BATCH; i++)
       ck_assert_int_eq(pthread_create(&t[i], 0, read_once, 0), 0);
@@ -1618,8 +1850,8 @@ START_TEST(ceiling_one_descriptor_per_live_thread)
   }
   ck_assert_int_eq(ceiling_opens, BATCH * ROUNDS); /* one per thread */
   ck_assert_int_eq(ceiling_live(), 0);             /* none left */
-  /* the peak: the lowest free descriptor is handed out, so a leak would
-   * push the highest far past base + BATCH */
+  /* the peak: events move to the lowest free number from base up, so a
+   * leak would push the highest far past base + BATCH */
   ck_assert_int_lt(ceiling_max_fd, base + BATCH + 8);
 }
 END_TEST
@@ -1639,6 +1871,7 @@ START_TEST(ceiling_a_quarter_of_the_descriptor_limit)
   ck_assert(rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= 128);
   rl.rlim_cur = 128; /* a ceiling of 32 events */
   ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+  ceiling_high = high_number();
   cpucycles_perf_set_opener(ceiling_open);
   ck_assert_int_eq(pthread_barrier_init(&ceiling_barrier, 0, THREADS + 1), 0);
   for (i = 0; i < THREADS; i++)
@@ -1681,19 +1914,19 @@ START_TEST(fork_child_closes_every_threads_events)
     int code = 0;
     c->atfork_child();
     for (i = 0; i <= FORK_THREADS; i++)
-      if (!fd_is_closed(opened[i])) code |= 1 << i;
+      if (!fd_is_closed(opened_fd(i))) code |= 1 << i;
     _exit(code);
   }
   ck_assert_int_eq(waitpid(pid, &status, 0), pid);
   ck_assert(WIFEXITED(status));
   ck_assert_msg(WEXITSTATUS(status) == 0,
-                "descriptors left open in the child (bit i: opened[i]): %#x",
+                "descriptors left open in the child (bit i: opened_fd(i)): %#x",
                 WEXITSTATUS(status));
   /* The parent's are all still there. */
-  for (i = 0; i <= FORK_THREADS; i++) ck_assert(!fd_is_closed(opened[i]));
+  for (i = 0; i <= FORK_THREADS; i++) ck_assert(!fd_is_closed(opened_fd(i)));
   __atomic_store_n(&threads_may_exit, 1, __ATOMIC_RELEASE);
   for (i = 0; i < FORK_THREADS; i++) ck_assert_int_eq(pthread_join(th[i], 0), 0);
-  for (i = 1; i <= FORK_THREADS; i++) ck_assert(fd_is_closed(opened[i]));
+  for (i = 1; i <= FORK_THREADS; i++) ck_assert(fd_is_closed(opened_fd(i)));
   c->release();
 }
 END_TEST
@@ -1710,7 +1943,7 @@ START_TEST(fork_child_counts_with_its_own_event)
   if (!c || !software_events_work()) return;
   cpucycles_perf_set_opener(software_open);
   ck_assert_int_eq(c->setup(&info), 0);
-  parent_fd = opened[0];
+  parent_fd = opened_fd(0);
   ck_assert(fd_has_cloexec(parent_fd)); /* the kernel honoured the flag */
   a = c->read();
   b = c->read();
@@ -1724,7 +1957,7 @@ START_TEST(fork_child_counts_with_its_own_event)
     if (!fd_is_closed(parent_fd)) code |= 1;
     a = c->read();
     if (open_calls != 2) code |= 2;
-    if (open_calls >= 2 && !fd_has_cloexec(opened[1])) code |= 4;
+    if (open_calls >= 2 && !fd_has_cloexec(opened_fd(1))) code |= 4;
     b = c->read();
     if (b < a) code |= 8;
     c->release();
@@ -1802,12 +2035,12 @@ START_TEST(fork_without_handlers_page_counter_opens_its_own)
   ck_assert(forked_event.page != 0);
   (void) info;
   (void) cpucycles_perf_read_fast(&forked_event, fake_rdpmc, 0);
-  code = child_of_fork_without_handlers(0, opened[0]);
+  code = child_of_fork_without_handlers(0, opened_fd(0));
   ck_assert_msg(code == 0, "child: %s%s%s", code & 1 ? "no event of its own; " : "",
                 code & 2 ? "the parent's descriptor open; " : "",
                 code & 4 ? "backwards" : "");
   /* the parent's event is untouched */
-  ck_assert(!fd_is_closed(opened[0]));
+  ck_assert(!fd_is_closed(opened_fd(0)));
   ck_assert_int_eq(forked_event.state, CPUCYCLES_PERF_OPEN);
   (void) cpucycles_perf_read_fast(&forked_event, fake_rdpmc, 0);
   cpucycles_perf_close(&forked_event);
@@ -1825,11 +2058,11 @@ START_TEST(fork_without_handlers_perfevent_opens_its_own)
   cpucycles_perf_set_opener(software_open);
   ck_assert_int_eq(c->setup(&info), 0);
   (void) c->read();
-  code = child_of_fork_without_handlers(c, opened[0]);
+  code = child_of_fork_without_handlers(c, opened_fd(0));
   ck_assert_msg(code == 0, "child: %s%s%s", code & 1 ? "no event of its own; " : "",
                 code & 2 ? "the parent's descriptor open; " : "",
                 code & 4 ? "backwards" : "");
-  ck_assert(!fd_is_closed(opened[0]));
+  ck_assert(!fd_is_closed(opened_fd(0)));
   (void) c->read();
   c->release();
 #endif
@@ -2063,7 +2296,7 @@ START_TEST(hybrid_reads_the_sum_across_migrations)
    * core PMU with the extended type */
   ck_assert_int_eq(open_calls, 3);
   /* closed (its number may have been handed out again at once) */
-  ck_assert(fd_is_closed(opened[0]) || opened[0] == opened[1]);
+  ck_assert(fd_is_closed(opened_fd(0)) || opened_fd(0) == opened_fd(1));
   ck_assert_uint_eq(attrs[1].type, PERF_TYPE_HARDWARE);
   ck_assert_uint_eq(attrs[1].config, PERF_COUNT_HW_CPU_CYCLES | 4ULL << 32);
   ck_assert_uint_eq(attrs[2].type, PERF_TYPE_HARDWARE);
@@ -2074,8 +2307,8 @@ START_TEST(hybrid_reads_the_sum_across_migrations)
   ck_assert_int_eq(info.kind, COUNTER_ONCORE);
   core_fd = ev.fd;
   atom_fd = ev.more_fd[0];
-  ck_assert_int_eq(core_fd, opened[1]);
-  ck_assert_int_eq(atom_fd, opened[2]);
+  ck_assert_int_eq(core_fd, opened_fd(1));
+  ck_assert_int_eq(atom_fd, opened_fd(2));
 
   /* P-core: 1000 so far on the P-core counter, 500 from earlier on an
    * E-core */
@@ -2182,8 +2415,8 @@ START_TEST(hybrid_falls_back_to_each_pmus_own_event)
   ck_assert_str_eq(info.refusal, CPUCYCLES_REFUSAL_PERF_OPEN);
   ck_assert_int_eq(info.refusal_errno, ENOENT);
   ck_assert_int_eq(open_calls, 4);
-  ck_assert(fd_is_closed(opened[0]));
-  ck_assert(fd_is_closed(opened[2]));
+  ck_assert(fd_is_closed(opened_fd(0)));
+  ck_assert(fd_is_closed(opened_fd(2)));
   ck_assert_int_eq(ev.state, CPUCYCLES_PERF_UNOPENED);
 }
 END_TEST
@@ -2242,7 +2475,7 @@ START_TEST(hybrid_refuses_more_pmus_than_it_opens)
   ck_assert_str_eq(info.refusal, CPUCYCLES_PERF_REFUSAL_PMUS);
   ck_assert_int_eq(cpucycles_perf_core_pmus(), CPUCYCLES_PMU_MAX + 1);
   ck_assert_int_eq(open_calls, 1);
-  ck_assert(fd_is_closed(opened[0]));
+  ck_assert(fd_is_closed(opened_fd(0)));
   /* the next thread's open does not even try */
   ck_assert_int_eq(cpucycles_perf_open(&ev, 1, 0), -1);
   ck_assert_int_eq(open_calls, 1);
@@ -2298,7 +2531,7 @@ static int hybrid_ioctl(int fd, unsigned long request, void *arg)
   ioctl_calls++;
   if (request != PERF_EVENT_IOC_ENABLE) return 0;
   for (i = open_calls - 1; i >= 0; i--)
-    if (i < MAX_OPENED && opened[i] == fd) {
+    if (i < MAX_OPENED && opened_fd(i) == fd) {
       v = i == 0 ? 0 : 123;
       if (write(pipe_writers[i], &v, 8) != 8) abort();
       break;
@@ -2336,8 +2569,8 @@ START_TEST(hybrid_perf_event_reads_the_sum)
   ck_assert_uint_eq(ioctl_requests[0], PERF_EVENT_IOC_DISABLE);
   ck_assert_uint_eq(ioctl_requests[1], PERF_EVENT_IOC_DISABLE);
   ck_assert_uint_eq(ioctl_requests[5], PERF_EVENT_IOC_ENABLE);
-  ck_assert_int_eq(ioctl_fds[0], opened[0]);
-  ck_assert_int_eq(ioctl_fds[1], opened[1]);
+  ck_assert_int_eq(ioctl_fds[0], opened_fd(0));
+  ck_assert_int_eq(ioctl_fds[1], opened_fd(1));
   cpucycles_perf_close(&ev);
 }
 END_TEST
@@ -2368,15 +2601,15 @@ START_TEST(hybrid_thread_remedies_each_stuck_event)
   ck_assert_int_eq(probe.state, CPUCYCLES_PERF_OPEN_EACH_PMU);
   cpucycles_perf_set_ioctl(hybrid_ioctl);
   cpucycles_perf_set_opener(half_stuck_open);
-  open_calls = 2; /* half_stuck_open: the next pair is opened[2], opened[3] */
+  open_calls = 2; /* half_stuck_open: the next pair is opened_fd(2), opened_fd(3) */
   /* a thread's first read (its event UNOPENED) */
   ck_assert_int_eq(cpucycles_perf_read(&ev, 0, 0), 7 + 123);
   ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN_EACH_PMU);
   ck_assert_int_eq(open_calls, 4);
   ck_assert_int_eq(ioctl_calls, 3);
-  ck_assert_int_eq(ioctl_fds[0], opened[3]);
-  ck_assert_int_eq(ioctl_fds[1], opened[3]);
-  ck_assert_int_eq(ioctl_fds[2], opened[3]);
+  ck_assert_int_eq(ioctl_fds[0], opened_fd(3));
+  ck_assert_int_eq(ioctl_fds[1], opened_fd(3));
+  ck_assert_int_eq(ioctl_fds[2], opened_fd(3));
   ck_assert_uint_eq(ioctl_requests[2], PERF_EVENT_IOC_ENABLE);
   cpucycles_perf_close(&ev);
   cpucycles_perf_close(&probe);
@@ -2403,7 +2636,7 @@ START_TEST(hybrid_perf_event_never_reads_a_reused_descriptor)
   ck_assert_int_eq(ev.state, CPUCYCLES_PERF_OPEN_EACH_PMU);
   ck_assert_int_eq(cpucycles_perf_read(&ev, 0, 0), 600);
   ck_assert_int_eq(write(pipe_writers[1], &one, 8), 8); /* the first event's next */
-  fd = program_file_at(ev.more_fd[0]);
+  fd = program_file_after_closing(ev.more_fd[0]);
   pipe_values[0] = 7; /* the new events' */
   pipe_values[1] = 8;
   v = cpucycles_perf_read(&ev, 0, 0);
@@ -2430,8 +2663,8 @@ START_TEST(hybrid_refuses_the_raw_fixed_counter)
   memset(&info, 0, sizeof info);
   ck_assert_int_eq(c->setup(&info), -1);
   ck_assert_str_eq(info.refusal, CPUCYCLES_PERF_REFUSAL_HYBRID);
-  ck_assert(fd_is_closed(opened[1]));
-  ck_assert(fd_is_closed(opened[2]));
+  ck_assert(fd_is_closed(opened_fd(1)));
+  ck_assert(fd_is_closed(opened_fd(2)));
   c->release();
 }
 END_TEST
@@ -2445,8 +2678,8 @@ static void *hybrid_thread(void *arg)
 {
   const struct counter *c = arg;
   hybrid_thread_read = c->read();
-  hybrid_thread_fds[0] = opened[open_calls - 2];
-  hybrid_thread_fds[1] = opened[open_calls - 1];
+  hybrid_thread_fds[0] = opened_fd(open_calls - 2);
+  hybrid_thread_fds[1] = opened_fd(open_calls - 1);
   return 0;
 }
 
@@ -2632,6 +2865,9 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, perfpmc_index_zero_reads_the_descriptor);
   tcase_add_test(tc, perfpmc_counters_ask_for_their_config1);
   tcase_add_test(tc, pmcff_refuses_unless_on_fixed_counter_1);
+  tcase_add_test(tc, probe_survives_a_page_whose_reads_fault);
+  tcase_add_test(tc, signal_handler_reading_during_an_open_does_not_wait);
+  tcase_add_test(tc, probe_survives_pmcff_where_the_cpu_refuses_rdpmc);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("descriptors the program closed");

@@ -74,9 +74,9 @@ static inline unsigned long long pmu_counter(unsigned int counter)
 
 /* The thread's event, in the shared helpers of lib/perf.c: the page read
  * with the mrs on the hot path (inline), read(2) when the page says no
- * (index 0), the clock for a thread the kernel refuses an event.  Setup
- * tries the mrs: the probe catches SIGILL if the kernel did not open
- * PMUSERENR_EL0 after all. */
+ * (index 0), the clock for a thread the kernel refuses an event.  The
+ * probe tries the mrs caught (setup says may_fault): SIGILL if the kernel
+ * did not open PMUSERENR_EL0 after all. */
 static long long perfpmc_read(void)
 {
   return cpucycles_perf_read_fast(&event, pmu_counter, ARM64_USER_ACCESS_64BIT);

@@ -71,9 +71,9 @@ static inline unsigned long long pmu_counter(unsigned int counter)
 
 /* The thread's event, in the shared helpers of lib/perf.c: the page read
  * with the csrr on the hot path (inline), read(2) when the page says no
- * (index 0), the clock for a thread the kernel refuses an event.  Setup
- * tries the csrr: the probe catches SIGILL if the kernel did not open
- * scounteren after all. */
+ * (index 0), the clock for a thread the kernel refuses an event.  The
+ * probe tries the csrr caught (setup says may_fault): SIGILL if the
+ * kernel did not open scounteren after all. */
 static long long perfrdcycle_read(void)
 {
   return cpucycles_perf_read_fast(&event, pmu_counter, 0);
