@@ -754,7 +754,7 @@ static void print_name(FILE *out, const char *name)
     fputs("\"\"", out);
     return;
   }
-  for (i = 0; name[i] && i < 64; i++) {
+  for (i = 0; i < 64 && name[i]; i++) {
     unsigned char c = (unsigned char) name[i];
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
         || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '+'

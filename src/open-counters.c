@@ -120,11 +120,16 @@ static int parse_value(const char *text, size_t len, long *value)
 /* Reads the file into text (at most VALUE_MAX bytes, NUL-terminated).
  * Returns 0, or an errno value; EFBIG for a longer file.  The last path
  * component is not followed if it is a symbolic link, and a FIFO planted
- * there cannot block. */
+ * there cannot block.  text and *len are set on every return, a failed
+ * open's included (empty): an analyser that does not know that a failed
+ * open() sets errno sees "return errno" return 0 with *len unset. */
 static int read_file(const char *path, char *text, size_t *len)
 {
   int fd = -1, e = 0, tries = 0;
   size_t n = 0;
+
+  text[0] = 0;
+  *len = 0;
 
   while (fd < 0 && tries++ < EINTR_TRIES) {
     fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
