@@ -30,9 +30,10 @@ void cpucycles_osclock_setup(void)
      * call, which cannot fault; the TSC counters are tried as any counter
      * that might fault. */
     state = CPUCYCLES_RDTSC_UNKNOWN;
-  /* atomics, read by every caller of the OS clocks (annotate.h) */
-  CPUCYCLES_PUBLISHED(&rdtsc_state, sizeof rdtsc_state);
-  CPUCYCLES_PUBLISHED(&cpucycles_osclock_use_syscall, sizeof cpucycles_osclock_use_syscall);
+  /* relaxed atomics, read by every caller of the OS clocks; nothing is
+   * published through them (annotate.h) */
+  CPUCYCLES_ATOMIC(&rdtsc_state, sizeof rdtsc_state);
+  CPUCYCLES_ATOMIC(&cpucycles_osclock_use_syscall, sizeof cpucycles_osclock_use_syscall);
   __atomic_store_n(&rdtsc_state, state, __ATOMIC_RELAXED);
   if (state != CPUCYCLES_RDTSC_ALLOWED)
     __atomic_store_n(&cpucycles_osclock_use_syscall, 1, __ATOMIC_RELAXED);

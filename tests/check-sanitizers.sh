@@ -13,7 +13,10 @@
 #   helgrind  tests/race-client (threads racing into the first call, and one
 #             meeting the published counter unsynchronised) under valgrind
 #             --tool=helgrind: the probe's choice, two OS clocks named, RDTSC
-#             disabled; every report fails (lib/annotate.h)
+#             disabled; every report fails (lib/annotate.h).  Then the
+#             test-only race build (-DCPUCYCLES_TEST_RACE: the scaled
+#             wrapper's state written after its publication): it must be
+#             reported, or the annotations hide races
 #   drd       the same under valgrind --tool=drd
 #   strace    no process created, no descriptor opened without O_CLOEXEC,
 #             seen from outside with strace -f
@@ -212,18 +215,27 @@ step_valgrind() {
   echo "valgrind steps: $(( $(now) - t0 ))s"
 }
 
-# race_run TOOL LABEL [VAR=VALUE...] -- [ARGS...]: tests/race-client under
-# valgrind's race detector TOOL; a report (exit 99) or a client failure
-# fails, exit 77 means the case does not exist on this machine.
-race_run() {
-  local tool=$1 label=$2 log status
-  shift 2
+# race_log TOOL DIR LABEL [VAR=VALUE...] -- [ARGS...]: tests/race-client of
+# the build in DIR under valgrind's race detector TOOL, into
+# $work/DIR/TOOL-LABEL.log; its exit status (99: reports).
+race_log() {
+  local tool=$1 dir=$work/$2 label=$3
+  shift 3
   local vars=()
   while [ $# -gt 0 ] && [ "$1" != -- ]; do vars+=("$1"); shift; done
   [ $# -gt 0 ] && shift
+  (cd "$dir" && env "${vars[@]}" ./libtool --mode=execute \
+     valgrind --tool="$tool" --error-exitcode=99 tests/race-client "$@") >"$dir/$tool-$label.log" 2>&1
+}
+
+# race_run TOOL LABEL [VAR=VALUE...] -- [ARGS...]: tests/race-client of the
+# plain build under TOOL; a report (exit 99) or a client failure fails,
+# exit 77 means the case does not exist on this machine.
+race_run() {
+  local tool=$1 label=$2 log status
+  shift 2
   log=$work/plain/$tool-$label.log
-  (cd "$work/plain" && env "${vars[@]}" ./libtool --mode=execute \
-     valgrind --tool="$tool" --error-exitcode=99 tests/race-client "$@") >"$log" 2>&1
+  race_log "$tool" plain "$label" "$@"
   status=$?
   case $status in
     0) pass "$tool: racing client, $label: $(grep -oE 'ERROR SUMMARY: [0-9]+ errors' "$log" | head -n 1) ($(grep -E '^[a-z0-9]+-[a-z0-9-]+$' "$log" | tail -n 1))" ;;
@@ -242,8 +254,29 @@ race_steps() {
   race_run "$tool" rdtsc-disabled -- no-tsc
 }
 
-step_helgrind() { race_steps helgrind; }
-step_drd() { race_steps drd; }
+# race_seen TOOL: the test-only race build's client under TOOL, with a
+# scaled counter: the wrapper's state written after its publication
+# (lib/adapters.c) must be reported, and it is that write.
+race_seen() {
+  local tool=$1 dir=$work/race log status
+  if [ ! -f "$dir/.built" ]; then
+    build race CFLAGS="-g -O1" CPPFLAGS=-DCPUCYCLES_TEST_RACE &&
+      (cd "$dir" && make tests/race-client) >>"$dir/build.log" 2>&1 &&
+      touch "$dir/.built" || { fail "$tool: test-only race build"; return; }
+  fi
+  log=$dir/$tool-race.log
+  race_log "$tool" race race CPUCYCLES_COUNTER=default-monotonic --
+  status=$?
+  if [ "$status" -eq 99 ] && grep -q 'publish_wrapper' "$log"; then
+    pass "$tool: test-only race build, default-monotonic: the race reported ($(grep -oE 'ERROR SUMMARY: [0-9]+ errors' "$log" | head -n 1))"
+  else
+    tail -n 30 "$log"
+    fail "$tool: test-only race build, default-monotonic: the race not reported (exit $status)"
+  fi
+}
+
+step_helgrind() { race_steps helgrind; race_seen helgrind; }
+step_drd() { race_steps drd; race_seen drd; }
 
 step_strace() {
   local log=$work/plain/strace.log bad
