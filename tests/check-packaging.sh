@@ -22,9 +22,12 @@
 #   deb-autopkgtest  debian/tests/* run against the unpacked .debs
 #   deb-upgrade      Debian trixie's own libcpucycles1, libcpucycles-dev and
 #                    cpucycles installed, upgraded to ours, downgraded back,
-#                    a client of each run at every stage, everything
-#                    removed (root only; SKIP when trixie's packages cannot
-#                    be fetched or the machine already has such packages)
+#                    then upgraded again by one dpkg -i of our three .debs
+#                    (dpkg --audit empty after it; no file of Debian's in
+#                    another package of ours), a client of each run at
+#                    every stage, everything removed (root only; SKIP when
+#                    trixie's packages cannot be fetched or the machine
+#                    already has such packages)
 #   lintian          no errors or warnings on the .changes
 #   rpmbuild         rpmbuild --nodeps -ta builds the four packages
 #   rpm-upgrade      the RPMs' versions sort above Fedora's, and every file
@@ -503,6 +506,41 @@ apt_get() {  # apt-get, waiting for the dpkg lock other jobs may hold
   apt-get -y -q -o DPkg::Lock::Timeout=300 "$@"
 }
 
+# dpkg -i, waiting as apt_get does (up to 300 s) while another job holds
+# dpkg's lock; any other failure is returned at once.
+dpkg_i() {
+  local waited=0 rc
+  while :; do
+    dpkg -i "$@" > "$work/dpkg-i.out" 2>&1; rc=$?
+    cat "$work/dpkg-i.out"
+    [ "$rc" -ne 0 ] && [ "$waited" -lt 300 ] &&
+      grep -q 'lock.* locked by another process' "$work/dpkg-i.out" || return $rc
+    sleep 5; waited=$((waited + 5))
+  done
+}
+
+# deb_moved: each file of Debian's packages ($dir/theirs) that ours
+# ($dir/ours) ship in another package, as "FILE PACKAGE-OF-THEIRS
+# PACKAGE-OF-OURS".  Such a move needs Breaks/Replaces, and a Breaks on
+# a package stops a single dpkg -i of all three: nothing is printed
+# when ours keep every file where Debian ships it.
+deb_files() {  # deb_files DEB: the files (not directories) in DEB
+  dpkg-deb -c "$1" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|'
+}
+deb_moved() {
+  local deb pkg
+  for deb in "$dir"/ours/*.deb; do
+    pkg=$(dpkg-deb -f "$deb" Package)
+    deb_files "$deb" | sed "s|\$| $pkg|"
+  done > "$work/deb-owners-ours"
+  for deb in "$dir"/theirs/*.deb; do
+    pkg=$(dpkg-deb -f "$deb" Package)
+    deb_files "$deb" | while read -r f; do
+      awk -v f="$f" -v p="$pkg" '$1 == f && $2 != p { print f, p, $2 }' "$work/deb-owners-ours"
+    done
+  done
+}
+
 remove_all() {
   local p st left=
   apt_get purge $debian_pkgs > "$work/upgrade-purge.log" 2>&1
@@ -517,7 +555,7 @@ remove_all() {
 }
 
 step_deb_upgrade() {
-  local dir=$work/upgrade theirs theirs_upstream ours p st bad=0
+  local dir=$work/upgrade theirs theirs_upstream ours p st bad=0 moved audit
   [ "$(id -u)" -eq 0 ] || { echo "not root: cannot install packages"; return 77; }
   ls "$work"/deb/libcpucycles1_*.deb > /dev/null 2>&1 || { echo "no .debs (deb-build failed)"; return 1; }
   for p in $debian_pkgs; do
@@ -602,6 +640,35 @@ step_deb_upgrade() {
   logged upgrade-mixed apt_get install "$dir"/ours/cpucycles_*.deb || bad=1
   expect_versions "$theirs" "$theirs" "$ours" || bad=1
   logged upgrade-info-mixed cpucycles-info || bad=1
+
+  # 5. Debian's packages again, upgraded to ours by a single dpkg -i of
+  # the three, in the order a user types them.  dpkg unpacks them one by
+  # one and never deconfigures a package on its own, so this works only
+  # when no package of ours Breaks one of Debian's: every file stays in
+  # the package where Debian ships it.  dpkg --audit finds nothing left
+  # half-done.
+  moved=$(deb_moved)
+  [ -z "$moved" ] || { echo "files that ours ship in another package than Debian:"; echo "$moved"; bad=1; }
+  logged upgrade-theirs-again apt_get install --allow-downgrades "$dir"/theirs/*.deb ||
+    { remove_all; return 1; }
+  expect_versions "$theirs" "$theirs" "$theirs" || bad=1
+  logged upgrade-dpkg-i dpkg_i "$dir"/ours/cpucycles_*.deb "$dir"/ours/libcpucycles-dev_*.deb \
+    "$dir"/ours/libcpucycles1_*.deb || bad=1
+  expect_versions "$ours" "$ours" "$ours" || bad=1
+  audit=$(dpkg --audit $debian_pkgs 2>&1)
+  [ -z "$audit" ] || { echo "dpkg --audit after dpkg -i:"; echo "$audit"; bad=1; }
+  # The machine's whole audit too, unless another job is installing
+  # packages right now (its half-done ones are not ours to judge).
+  audit=$(dpkg --audit 2>&1)
+  if [[ $audit == *"Another process has locked the database"* ]]; then
+    echo "note: another process holds dpkg's lock; dpkg --audit of $debian_pkgs only"
+  elif [ -n "$audit" ]; then
+    echo "dpkg --audit after dpkg -i:"; echo "$audit"; bad=1
+  fi
+  [ -e /usr/share/man/man3/cpucycles.3.gz ] || { echo "cpucycles.3 lost in dpkg -i"; bad=1; }
+  run_client client-theirs "$version" || bad=1
+  run_client client-ours "$version" || bad=1
+  logged upgrade-info-dpkg-i cpucycles-info || bad=1
 
   remove_all || bad=1
   trap cleanup EXIT
