@@ -17,7 +17,8 @@
 #                    and run against it
 #   deb-build        dpkg-buildpackage -us -uc from the tarball as .orig
 #   deb-checkout     dpkg-buildpackage -us -uc -b in a copy of this checkout
-#   deb-contents     each binary package holds what it should
+#   deb-contents     each binary package holds what it should, and none
+#                    Breaks, Replaces or Conflicts with another
 #   deb-hardening    blhc finds no missing hardening flags in the build log
 #   deb-autopkgtest  debian/tests/* run against the unpacked .debs
 #   deb-upgrade      Debian trixie's own libcpucycles1, libcpucycles-dev and
@@ -348,12 +349,12 @@ step_deb_checkout() {
 }
 
 step_deb_contents() {
-  local bad=0 ma=$multiarch p
+  local bad=0 ma=$multiarch p f
+  # cpucycles.3 in libcpucycles1, where Debian's packages have it.
   deb_has libcpucycles1 "/usr/lib/$ma/libcpucycles.so.1" \
-    "/usr/share/doc/libcpucycles1/copyright" || bad=1
+    "/usr/share/doc/libcpucycles1/copyright" /usr/share/man/man3/cpucycles.3.gz || bad=1
   deb_has libcpucycles-dev /usr/include/cpucycles.h "/usr/lib/$ma/libcpucycles.so" \
-    "/usr/lib/$ma/libcpucycles.a" "/usr/lib/$ma/pkgconfig/cpucycles.pc" \
-    /usr/share/man/man3/cpucycles.3.gz || bad=1
+    "/usr/lib/$ma/libcpucycles.a" "/usr/lib/$ma/pkgconfig/cpucycles.pc" || bad=1
   deb_has cpucycles /usr/bin/cpucycles-info /usr/share/man/man1/cpucycles-info.1.gz \
     /usr/bin/cpucycles-open /usr/share/man/man1/cpucycles-open.1.gz || bad=1
   # The release notes (compressed once they pass 4 KiB), and the examples
@@ -379,11 +380,14 @@ step_deb_contents() {
   deb=$(ls "$work"/deb/cpucycles_*.deb | head -n 1)
   dpkg-deb -f "$deb" Depends | grep -q 'libcpucycles1 (>= 0~20230115)' ||
     { echo "cpucycles Depends: $(dpkg-deb -f "$deb" Depends)"; bad=1; }
-  # cpucycles.3 moved from Debian's libcpucycles1 to libcpucycles-dev.
-  deb=$(ls "$work"/deb/libcpucycles-dev_*.deb | head -n 1)
-  for f in Breaks Replaces; do
-    dpkg-deb -f "$deb" "$f" | grep -q 'libcpucycles1 (<< 0~20261123)' ||
-      { echo "libcpucycles-dev $f: $(dpkg-deb -f "$deb" "$f")"; bad=1; }
+  # No file moves between Debian's packages and ours, so no package
+  # Breaks or Replaces another (a Breaks stops a single dpkg -i of the
+  # three over Debian's; deb-upgrade checks the file lists themselves).
+  for deb in "$work"/deb/*.deb; do
+    for f in Breaks Replaces Conflicts; do
+      [ -z "$(dpkg-deb -f "$deb" "$f")" ] ||
+        { echo "${deb##*/} $f: $(dpkg-deb -f "$deb" "$f")"; bad=1; }
+    done
   done
   return $bad
 }
@@ -605,7 +609,7 @@ step_deb_upgrade() {
   logged upgrade-install-ours apt_get install "$dir"/ours/*.deb || { remove_all; return 1; }
   expect_versions "$ours" "$ours" "$ours" || bad=1
   [ -e /usr/share/man/man3/cpucycles.3.gz ] || { echo "cpucycles.3 lost in the upgrade"; bad=1; }
-  dpkg -S /usr/share/man/man3/cpucycles.3.gz | grep -q '^libcpucycles-dev' ||
+  dpkg -S /usr/share/man/man3/cpucycles.3.gz | grep -q '^libcpucycles1' ||
     { echo "cpucycles.3: $(dpkg -S /usr/share/man/man3/cpucycles.3.gz)"; bad=1; }
   # shellcheck disable=SC2046
   logged upgrade-client-ours gcc -Wall -Wextra -o "$dir/client-ours" \
