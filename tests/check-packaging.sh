@@ -6,7 +6,8 @@
 #                    fixture in tests/fixtures/*/FILES and every tracked
 #                    source, test, example and doc file
 #   install-layout   --prefix, multiarch --libdir and DESTDIR are honoured
-#                    (built from the tarball with --enable-werror)
+#                    (built from the tarball with --enable-werror), and the
+#                    files installed are those doc/packaging.md lists
 #   pkgconfig-shared a client built with pkg-config --cflags --libs runs
 #   pkgconfig-static a client built -static with pkg-config --static runs
 #   examples         examples/*.c built with pkg-config against the
@@ -213,9 +214,27 @@ step_install_layout() {
   [ -e "$prefix" ] && { echo "DESTDIR install wrote into the real prefix"; bad=1; }
   grep -qx "libdir=$libdir" "$work/dest$libdir/pkgconfig/cpucycles.pc" ||
     { echo "cpucycles.pc libdir is not $libdir"; bad=1; }
+  # Exactly the files doc/packaging.md's install layout table lists.
+  install_table > "$work/install-doc.list"
+  (cd "$work/dest$prefix" && find . -mindepth 1 -not -type d | sed 's|^\./||' | sort) \
+    > "$work/install-real.list"
+  if ! diff -u "$work/install-doc.list" "$work/install-real.list" > "$work/install-table.diff"; then
+    echo "make install and doc/packaging.md's table differ (-doc +installed):"
+    grep '^[-+][^-+]' "$work/install-table.diff"; bad=1
+  fi
   # The real install, for the pkg-config clients.
   logged inst-install make -C "$work/inst" install || return 1
   [ "$bad" -eq 0 ]
+}
+
+# The first table of doc/packaging.md ("Install layout"), its LIBDIR,
+# INCLUDEDIR, BINDIR and MANDIR spelled as install-layout configures them
+# (relative to the prefix), sorted.
+install_table() {
+  awk '/^## Install layout/ { on = 1; next } /^## / { on = 0 } on' "$work/tree/doc/packaging.md" |
+    sed -n 's/^| `\([A-Z]*DIR\)\/\([^`]*\)`.*/\1\/\2/p' |
+    sed -e "s|^LIBDIR/|lib/$multiarch/|" -e 's|^INCLUDEDIR/|include/|' \
+        -e 's|^BINDIR/|bin/|' -e 's|^MANDIR/|share/man/|' | sort
 }
 
 pc() { PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config "$@"; }
