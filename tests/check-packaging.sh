@@ -6,7 +6,8 @@
 #                    fixture in tests/fixtures/*/FILES and every tracked
 #                    source, test, example and doc file
 #   install-layout   --prefix, multiarch --libdir and DESTDIR are honoured
-#                    (built from the tarball with --enable-werror)
+#                    (built from the tarball with --enable-werror), and the
+#                    files installed are those doc/packaging.md lists
 #   pkgconfig-shared a client built with pkg-config --cflags --libs runs
 #   pkgconfig-static a client built -static with pkg-config --static runs
 #   examples         examples/*.c built with pkg-config against the
@@ -17,14 +18,18 @@
 #                    and run against it
 #   deb-build        dpkg-buildpackage -us -uc from the tarball as .orig
 #   deb-checkout     dpkg-buildpackage -us -uc -b in a copy of this checkout
-#   deb-contents     each binary package holds what it should
+#   deb-contents     each binary package holds what it should, and none
+#                    Breaks, Replaces or Conflicts with another
 #   deb-hardening    blhc finds no missing hardening flags in the build log
 #   deb-autopkgtest  debian/tests/* run against the unpacked .debs
 #   deb-upgrade      Debian trixie's own libcpucycles1, libcpucycles-dev and
 #                    cpucycles installed, upgraded to ours, downgraded back,
-#                    a client of each run at every stage, everything
-#                    removed (root only; SKIP when trixie's packages cannot
-#                    be fetched or the machine already has such packages)
+#                    then upgraded again by one dpkg -i of our three .debs
+#                    (dpkg --audit empty after it; no file of Debian's in
+#                    another package of ours), a client of each run at
+#                    every stage, everything removed (root only; SKIP when
+#                    trixie's packages cannot be fetched or the machine
+#                    already has such packages)
 #   lintian          no errors or warnings on the .changes
 #   rpmbuild         rpmbuild --nodeps -ta builds the four packages
 #   rpm-upgrade      the RPMs' versions sort above Fedora's, and every file
@@ -209,9 +214,27 @@ step_install_layout() {
   [ -e "$prefix" ] && { echo "DESTDIR install wrote into the real prefix"; bad=1; }
   grep -qx "libdir=$libdir" "$work/dest$libdir/pkgconfig/cpucycles.pc" ||
     { echo "cpucycles.pc libdir is not $libdir"; bad=1; }
+  # Exactly the files doc/packaging.md's install layout table lists.
+  install_table > "$work/install-doc.list"
+  (cd "$work/dest$prefix" && find . -mindepth 1 -not -type d | sed 's|^\./||' | sort) \
+    > "$work/install-real.list"
+  if ! diff -u "$work/install-doc.list" "$work/install-real.list" > "$work/install-table.diff"; then
+    echo "make install and doc/packaging.md's table differ (-doc +installed):"
+    grep '^[-+][^-+]' "$work/install-table.diff"; bad=1
+  fi
   # The real install, for the pkg-config clients.
   logged inst-install make -C "$work/inst" install || return 1
   [ "$bad" -eq 0 ]
+}
+
+# The first table of doc/packaging.md ("Install layout"), its LIBDIR,
+# INCLUDEDIR, BINDIR and MANDIR spelled as install-layout configures them
+# (relative to the prefix), sorted.
+install_table() {
+  awk '/^## Install layout/ { on = 1; next } /^## / { on = 0 } on' "$work/tree/doc/packaging.md" |
+    sed -n 's/^| `\([A-Z]*DIR\)\/\([^`]*\)`.*/\1\/\2/p' |
+    sed -e "s|^LIBDIR/|lib/$multiarch/|" -e 's|^INCLUDEDIR/|include/|' \
+        -e 's|^BINDIR/|bin/|' -e 's|^MANDIR/|share/man/|' | sort
 }
 
 pc() { PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config "$@"; }
@@ -345,12 +368,12 @@ step_deb_checkout() {
 }
 
 step_deb_contents() {
-  local bad=0 ma=$multiarch p
+  local bad=0 ma=$multiarch p f
+  # cpucycles.3 in libcpucycles1, where Debian's packages have it.
   deb_has libcpucycles1 "/usr/lib/$ma/libcpucycles.so.1" \
-    "/usr/share/doc/libcpucycles1/copyright" || bad=1
+    "/usr/share/doc/libcpucycles1/copyright" /usr/share/man/man3/cpucycles.3.gz || bad=1
   deb_has libcpucycles-dev /usr/include/cpucycles.h "/usr/lib/$ma/libcpucycles.so" \
-    "/usr/lib/$ma/libcpucycles.a" "/usr/lib/$ma/pkgconfig/cpucycles.pc" \
-    /usr/share/man/man3/cpucycles.3.gz || bad=1
+    "/usr/lib/$ma/libcpucycles.a" "/usr/lib/$ma/pkgconfig/cpucycles.pc" || bad=1
   deb_has cpucycles /usr/bin/cpucycles-info /usr/share/man/man1/cpucycles-info.1.gz \
     /usr/bin/cpucycles-open /usr/share/man/man1/cpucycles-open.1.gz || bad=1
   # The release notes (compressed once they pass 4 KiB), and the examples
@@ -376,11 +399,14 @@ step_deb_contents() {
   deb=$(ls "$work"/deb/cpucycles_*.deb | head -n 1)
   dpkg-deb -f "$deb" Depends | grep -q 'libcpucycles1 (>= 0~20230115)' ||
     { echo "cpucycles Depends: $(dpkg-deb -f "$deb" Depends)"; bad=1; }
-  # cpucycles.3 moved from Debian's libcpucycles1 to libcpucycles-dev.
-  deb=$(ls "$work"/deb/libcpucycles-dev_*.deb | head -n 1)
-  for f in Breaks Replaces; do
-    dpkg-deb -f "$deb" "$f" | grep -q 'libcpucycles1 (<< 0~20261123)' ||
-      { echo "libcpucycles-dev $f: $(dpkg-deb -f "$deb" "$f")"; bad=1; }
+  # No file moves between Debian's packages and ours, so no package
+  # Breaks or Replaces another (a Breaks stops a single dpkg -i of the
+  # three over Debian's; deb-upgrade checks the file lists themselves).
+  for deb in "$work"/deb/*.deb; do
+    for f in Breaks Replaces Conflicts; do
+      [ -z "$(dpkg-deb -f "$deb" "$f")" ] ||
+        { echo "${deb##*/} $f: $(dpkg-deb -f "$deb" "$f")"; bad=1; }
+    done
   done
   return $bad
 }
@@ -503,6 +529,41 @@ apt_get() {  # apt-get, waiting for the dpkg lock other jobs may hold
   apt-get -y -q -o DPkg::Lock::Timeout=300 "$@"
 }
 
+# dpkg -i, waiting as apt_get does (up to 300 s) while another job holds
+# dpkg's lock; any other failure is returned at once.
+dpkg_i() {
+  local waited=0 rc
+  while :; do
+    dpkg -i "$@" > "$work/dpkg-i.out" 2>&1; rc=$?
+    cat "$work/dpkg-i.out"
+    [ "$rc" -ne 0 ] && [ "$waited" -lt 300 ] &&
+      grep -q 'lock.* locked by another process' "$work/dpkg-i.out" || return $rc
+    sleep 5; waited=$((waited + 5))
+  done
+}
+
+# deb_moved: each file of Debian's packages ($dir/theirs) that ours
+# ($dir/ours) ship in another package, as "FILE PACKAGE-OF-THEIRS
+# PACKAGE-OF-OURS".  Such a move needs Breaks/Replaces, and a Breaks on
+# a package stops a single dpkg -i of all three: nothing is printed
+# when ours keep every file where Debian ships it.
+deb_files() {  # deb_files DEB: the files (not directories) in DEB
+  dpkg-deb -c "$1" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|'
+}
+deb_moved() {
+  local deb pkg
+  for deb in "$dir"/ours/*.deb; do
+    pkg=$(dpkg-deb -f "$deb" Package)
+    deb_files "$deb" | sed "s|\$| $pkg|"
+  done > "$work/deb-owners-ours"
+  for deb in "$dir"/theirs/*.deb; do
+    pkg=$(dpkg-deb -f "$deb" Package)
+    deb_files "$deb" | while read -r f; do
+      awk -v f="$f" -v p="$pkg" '$1 == f && $2 != p { print f, p, $2 }' "$work/deb-owners-ours"
+    done
+  done
+}
+
 remove_all() {
   local p st left=
   apt_get purge $debian_pkgs > "$work/upgrade-purge.log" 2>&1
@@ -517,7 +578,7 @@ remove_all() {
 }
 
 step_deb_upgrade() {
-  local dir=$work/upgrade theirs theirs_upstream ours p st bad=0
+  local dir=$work/upgrade theirs theirs_upstream ours p st bad=0 moved audit
   [ "$(id -u)" -eq 0 ] || { echo "not root: cannot install packages"; return 77; }
   ls "$work"/deb/libcpucycles1_*.deb > /dev/null 2>&1 || { echo "no .debs (deb-build failed)"; return 1; }
   for p in $debian_pkgs; do
@@ -567,7 +628,7 @@ step_deb_upgrade() {
   logged upgrade-install-ours apt_get install "$dir"/ours/*.deb || { remove_all; return 1; }
   expect_versions "$ours" "$ours" "$ours" || bad=1
   [ -e /usr/share/man/man3/cpucycles.3.gz ] || { echo "cpucycles.3 lost in the upgrade"; bad=1; }
-  dpkg -S /usr/share/man/man3/cpucycles.3.gz | grep -q '^libcpucycles-dev' ||
+  dpkg -S /usr/share/man/man3/cpucycles.3.gz | grep -q '^libcpucycles1' ||
     { echo "cpucycles.3: $(dpkg -S /usr/share/man/man3/cpucycles.3.gz)"; bad=1; }
   # shellcheck disable=SC2046
   logged upgrade-client-ours gcc -Wall -Wextra -o "$dir/client-ours" \
@@ -602,6 +663,35 @@ step_deb_upgrade() {
   logged upgrade-mixed apt_get install "$dir"/ours/cpucycles_*.deb || bad=1
   expect_versions "$theirs" "$theirs" "$ours" || bad=1
   logged upgrade-info-mixed cpucycles-info || bad=1
+
+  # 5. Debian's packages again, upgraded to ours by a single dpkg -i of
+  # the three, in the order a user types them.  dpkg unpacks them one by
+  # one and never deconfigures a package on its own, so this works only
+  # when no package of ours Breaks one of Debian's: every file stays in
+  # the package where Debian ships it.  dpkg --audit finds nothing left
+  # half-done.
+  moved=$(deb_moved)
+  [ -z "$moved" ] || { echo "files that ours ship in another package than Debian:"; echo "$moved"; bad=1; }
+  logged upgrade-theirs-again apt_get install --allow-downgrades "$dir"/theirs/*.deb ||
+    { remove_all; return 1; }
+  expect_versions "$theirs" "$theirs" "$theirs" || bad=1
+  logged upgrade-dpkg-i dpkg_i "$dir"/ours/cpucycles_*.deb "$dir"/ours/libcpucycles-dev_*.deb \
+    "$dir"/ours/libcpucycles1_*.deb || bad=1
+  expect_versions "$ours" "$ours" "$ours" || bad=1
+  audit=$(dpkg --audit $debian_pkgs 2>&1)
+  [ -z "$audit" ] || { echo "dpkg --audit after dpkg -i:"; echo "$audit"; bad=1; }
+  # The machine's whole audit too, unless another job is installing
+  # packages right now (its half-done ones are not ours to judge).
+  audit=$(dpkg --audit 2>&1)
+  if [[ $audit == *"Another process has locked the database"* ]]; then
+    echo "note: another process holds dpkg's lock; dpkg --audit of $debian_pkgs only"
+  elif [ -n "$audit" ]; then
+    echo "dpkg --audit after dpkg -i:"; echo "$audit"; bad=1
+  fi
+  [ -e /usr/share/man/man3/cpucycles.3.gz ] || { echo "cpucycles.3 lost in dpkg -i"; bad=1; }
+  run_client client-theirs "$version" || bad=1
+  run_client client-ours "$version" || bad=1
+  logged upgrade-info-dpkg-i cpucycles-info || bad=1
 
   remove_all || bad=1
   trap cleanup EXIT
