@@ -45,7 +45,6 @@
  *    mask or the actions cannot be read or changed, nothing is armed and
  *    nothing is left changed. */
 #include "counter.h"
-#include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -199,10 +198,12 @@ static void publish_previous(int i, const struct sigaction *old)
   __atomic_store_n(&previous_ready[i], 1, __ATOMIC_RELEASE);
 }
 
+/* At most a millisecond: an interrupted sleep is not resumed, so that a
+ * filter answering EINTR to every sleep cannot make the wait endless. */
 static void pause_a_millisecond(void)
 {
   struct timespec t = { 0, 1000000 };
-  while (nanosleep(&t, &t) != 0 && errno == EINTR) {}
+  nanosleep(&t, 0);
 }
 
 /* The kernel's part of a sigset_t: a bit per signal, NSIG - 1 of them.

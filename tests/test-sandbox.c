@@ -435,6 +435,45 @@ START_TEST(handlers_installed_while_probing)
 }
 END_TEST
 
+/* Disarming while another handler replaced the library's, with every
+ * sleep interrupted: it ends (doc/security.md: every retry loop is
+ * bounded). */
+static void replacing_handler(int sig)
+{
+  (void) sig;
+}
+
+static void disarm_after_replacement(char *report, size_t size)
+{
+  struct sigaction a, seen;
+  memset(&a, 0, sizeof a);
+  a.sa_handler = replacing_handler;
+  sigemptyset(&a.sa_mask);
+  if (cpucycles_catch_arm(0) != 0) {
+    snprintf(report, size, "not armed");
+    return;
+  }
+  sigaction(SIGSEGV, &a, 0);
+  cpucycles_catch_disarm();
+  sigaction(SIGSEGV, 0, &seen);
+  snprintf(report, size, "%s", seen.sa_handler == replacing_handler
+                                 ? "disarmed" : "the replacement was removed");
+}
+
+START_TEST(eintr_on_every_sleep_while_disarming)
+{
+  static const struct refusal refused[] = {
+    { "nanosleep", EINTR }, { "clock_nanosleep", EINTR },
+    { "clock_nanosleep_time64", EINTR },
+  };
+  char report[256];
+  enum sandbox_result r = sandbox_run(refused, 3, 0, disarm_after_replacement,
+                                      report, sizeof report);
+  ck_assert_msg(r != SANDBOX_HUNG, "disarming hangs: %s", report);
+  ck_assert_msg(r == SANDBOX_DONE && strcmp(report, "disarmed") == 0, "%s", report);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s;
@@ -458,6 +497,7 @@ int main(void)
   tcase_add_test(t, rt_sigprocmask_refused);
   tcase_add_test(t, crash_signal_pending_in_the_caller);
   tcase_add_test(t, handlers_installed_while_probing);
+  tcase_add_test(t, eintr_on_every_sleep_while_disarming);
 #if defined(__x86_64__) || defined(__i386__)
   tcase_add_test(t, stopped_clock_extend32);
 #endif
