@@ -47,8 +47,3 @@ enum cpucycles_rdtsc cpucycles_rdtsc_state(void)
   cpucycles_osclock_setup();
   return (enum cpucycles_rdtsc) __atomic_load_n(&rdtsc_state, __ATOMIC_RELAXED);
 }
-
-int cpucycles_rdtsc_disabled(void)
-{
-  return cpucycles_rdtsc_state() == CPUCYCLES_RDTSC_FAULTS;
-}

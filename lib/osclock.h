@@ -44,10 +44,6 @@ enum cpucycles_rdtsc {
 };
 enum cpucycles_rdtsc cpucycles_rdtsc_state(void);
 
-/* 1 when the kernel said RDTSC faults here: the TSC counters ask instead
- * of faulting.  0 otherwise (unknown included), and off x86. */
-int cpucycles_rdtsc_disabled(void);
-
 static inline int cpucycles_osclock_gettime(clockid_t clock, struct timespec *t)
 {
 #if defined(__linux__) && defined(SYS_clock_gettime)
