@@ -187,6 +187,32 @@ static void prctl_refused_rdtsc_disabled(int err)
                 "RDTSC faults, yet %s was chosen", out.implementation);
 }
 
+/* A sandbox that kills on prctl and names a counter that needs no TSC
+ * question: nothing asks it. */
+static void name_monotonic(void)
+{
+  if (setenv("CPUCYCLES_COUNTER", "default-monotonic", 1) != 0) _exit(3);
+}
+
+static void name_gettimeofday(void)
+{
+  if (setenv("CPUCYCLES_COUNTER", "default-gettimeofday", 1) != 0) _exit(3);
+}
+
+START_TEST(prctl_kills_named_os_clock)
+{
+  static const struct refusal refused[] = { { "prctl", SANDBOX_KILL } };
+  struct outcome out;
+
+  first_call_under(refused, 1, name_monotonic, &out);
+  assert_counts(&out, "prctl kills, default-monotonic named");
+  ck_assert_str_eq(out.implementation, "default-monotonic");
+  first_call_under(refused, 1, name_gettimeofday, &out);
+  assert_counts(&out, "prctl kills, default-gettimeofday named");
+  ck_assert_str_eq(out.implementation, "default-gettimeofday");
+}
+END_TEST
+
 START_TEST(prctl_eperm_rdtsc_allowed) { prctl_refused_rdtsc_allowed(EPERM); }
 END_TEST
 START_TEST(prctl_enosys_rdtsc_allowed) { prctl_refused_rdtsc_allowed(ENOSYS); }
@@ -502,6 +528,7 @@ int main(void)
   tcase_add_test(t, stopped_clock_extend32);
 #endif
 #if defined(__x86_64__) || defined(__i386__)
+  tcase_add_test(t, prctl_kills_named_os_clock);
   tcase_add_test(t, prctl_eperm_rdtsc_allowed);
   tcase_add_test(t, prctl_enosys_rdtsc_allowed);
   tcase_add_test(t, prctl_eperm_rdtsc_disabled);
