@@ -86,6 +86,12 @@ START_TEST(eintr_on_every_open)
   };
   struct outcome out;
 
+#ifdef UNDER_SANITIZER
+  /* the runtime opens files of its own (/proc/self/maps) and aborts when
+   * it cannot: left to the plain run */
+  fprintf(stderr, "EINTR for every open: not run under a sanitizer\n");
+  return;
+#endif
   unsetenv("cpucyclespersecond");
   first_call_under(refused, 3, 0, &out);
   assert_counts(&out, "EINTR for every open");
