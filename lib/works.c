@@ -26,7 +26,11 @@ static const int crash_signals[] = { SIGILL, SIGFPE, SIGBUS, SIGSEGV, SIGABRT };
  * of the library recognise each other's handler.  A program's SA_SIGINFO
  * handler that blocks it too (sigfillset) is taken for one: the counters
  * that may fault are then skipped, never run unprotected. */
+#ifdef SIGRTMAX
 #define MARK SIGRTMAX
+#else
+#define MARK SIGSYS /* no real-time signals (macOS) */
+#endif
 
 /* One probe at a time, under the library's init lock.  The handler, in
  * any thread, reads previous (written before sigaction installs the
