@@ -123,8 +123,9 @@ struct counter {
  * Why catching is not possible, for the probe's report: a crash signal
  * the thread blocked is pending (signal says which), or one it blocks
  * could not be checked (rt_sigpending refused); the signal mask could not
- * be read or changed; sigaction refused; or since arming, the
- * application replaced the library's handler of signal. */
+ * be read or changed; sigaction refused; or the handler of signal is not
+ * the library's to take or keep: another copy of the library's catcher
+ * is installed, or a handler appeared while arming or since. */
 enum catch_problem {
   CATCH_READY = 0,
   CATCH_PENDING,

@@ -37,28 +37,35 @@ long long (*cpucycles)(void) = init_then_read;
 
 static long long persecond;
 static const struct counter *chosen = &cpucycles_counter_default_zero;
-static volatile int tracing;
 
 /* libcpucycles prints its trace with stdio, so the lines come in order
  * with whatever the caller printed before its first call.  Ours flush the
- * caller's stdout first and are then written with write(2) from a static
- * buffer, which gives the same order without letting stdio allocate a
- * buffer for stdout when the caller has not printed yet.
+ * caller's stdout first and are then written with write(2), which gives
+ * the same order without letting stdio allocate a buffer for stdout.
  *
  * The probe runs under the library's lock, and another thread may hold
  * stdout's lock meanwhile (flockfile, or in the middle of a printf) and
  * then call cpucycles(), which waits for the probe: waiting for stdout's
  * lock there would wait forever.  So stdout is flushed only when its lock
- * is free (or already the caller's); otherwise this line and the rest are
- * kept (a static buffer: the first call's stack stays small) and written
- * once the first call is over and the library's lock released, after
- * flushing stdout then.  Either way the lines come in order, after what
- * was printed before the first call; held, they come in one piece at the
- * end of it.  Windows has no try-lock for stdio: the lines always wait
- * for the end of the first call there. */
-static char trace_kept[4096];
-static size_t trace_kept_len;
-static int trace_keeping; /* once one line is kept, the next ones are too */
+ * is free (or already the caller's); otherwise this line's numbers and
+ * the next ones' are kept and written, in one piece, once the first call
+ * is over and the library's lock released, after flushing stdout then.
+ * Windows has no try-lock for stdio: the lines always wait there.  The
+ * state is static, not on the first call's stack; only the first call,
+ * under the library's lock, traces. */
+#define TRACE_KEPT 32 /* lines: more than any ISA's list */
+static struct {
+  volatile int on;   /* cpucycles_tracesetup() was called */
+  int keeping;       /* once one line is kept, the next ones are too */
+  int kept;
+  struct trace_line {
+    const char *name;
+    long long precision;
+    double scaling;
+    int index, only32;
+  } lines[TRACE_KEPT];
+  char text[512];    /* room for any double in "%f" (317 characters) */
+} trace;
 
 static void write_out(const char *p, size_t len)
 {
@@ -68,6 +75,14 @@ static void write_out(const char *p, size_t len)
     p += w;
     len -= (size_t) w;
   }
+}
+
+static void write_line(const struct trace_line *l)
+{
+  int len = snprintf(trace.text, sizeof trace.text,
+                     "cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n",
+                     l->index, l->name, l->precision, l->scaling, l->only32);
+  if (len > 0 && (size_t) len < sizeof trace.text) write_out(trace.text, (size_t) len);
 }
 
 /* stdout flushed, if that needs no wait; 1 when done. */
@@ -83,31 +98,23 @@ static int flush_stdout_without_waiting(void)
 #endif
 }
 
-static void trace_line(const struct probe_report *r, void *unused)
+static void trace_report(const struct probe_report *r, void *unused)
 {
-  /* room for any double in "%f" (up to 317 characters); static, like
-   * trace_kept, for the first call's stack: only the first call, under
-   * the library's lock, traces */
-  static char line[512];
-  int len;
+  struct trace_line l = { r->name, r->precision, r->scaling, r->index, r->info.only32 };
+  int i;
   (void) unused;
-  len = snprintf(line, sizeof line,
-                 "cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n",
-                 r->index, r->name, r->precision, r->scaling, r->info.only32);
-  if (len <= 0 || (size_t) len >= sizeof line) return;
-  if (!trace_keeping && flush_stdout_without_waiting()) {
-    write_out(line, (size_t) len);
+  if (!trace.keeping && flush_stdout_without_waiting()) {
+    write_line(&l);
     return;
   }
-  trace_keeping = 1;
-  if (trace_kept_len + (size_t) len > sizeof trace_kept) {
-    /* no room (never with this library's counters): out with the rest,
-     * in order, unflushed */
-    write_out(trace_kept, trace_kept_len);
-    trace_kept_len = 0;
+  trace.keeping = 1;
+  if (trace.kept == TRACE_KEPT) {
+    /* no room (never with this library's lists): out with the rest, in
+     * order, unflushed */
+    for (i = 0; i < trace.kept; i++) write_line(&trace.lines[i]);
+    trace.kept = 0;
   }
-  memcpy(trace_kept + trace_kept_len, line, (size_t) len);
-  trace_kept_len += (size_t) len;
+  trace.lines[trace.kept++] = l;
 }
 
 /* The kept lines, after stdout is flushed (may_wait: stdout's lock may be
@@ -115,11 +122,12 @@ static void trace_line(const struct probe_report *r, void *unused)
  * get here after the first call writes them. */
 static void trace_write_kept(int may_wait)
 {
-  if (!__atomic_exchange_n(&trace_keeping, 0, __ATOMIC_ACQ_REL)) return;
+  int i;
+  if (!__atomic_exchange_n(&trace.keeping, 0, __ATOMIC_ACQ_REL)) return;
   if (may_wait) fflush(stdout);
   else flush_stdout_without_waiting();
-  write_out(trace_kept, trace_kept_len);
-  trace_kept_len = 0;
+  for (i = 0; i < trace.kept; i++) write_line(&trace.lines[i]);
+  trace.kept = 0;
 }
 
 /* The first call runs under probing, a mutex, and is over once
@@ -192,7 +200,7 @@ void cpucycles_probe_observe(const struct probe_observer *o)
 
 static void report_line(const struct probe_report *r, void *unused)
 {
-  if (tracing) trace_line(r, unused);
+  if (trace.on) trace_report(r, unused);
   if (observer) observer->counter(r, observer->arg);
 }
 
@@ -211,7 +219,7 @@ static void initialise(void)
 #endif
   cpucycles_select(cpucycles_counter_table, cpucycles_counter_count, persecond,
                    cpucycles_environment("CPUCYCLES_COUNTER"),
-                   tracing || o ? report_line : 0,
+                   trace.on || o ? report_line : 0,
                    0, &choice);
   chosen = choice.counter;
   fn = cpucycles_adapter_for(&choice, persecond);
@@ -303,5 +311,5 @@ const char *cpucycles_version(void)
 
 void cpucycles_tracesetup(void)
 {
-  tracing = 1;
+  trace.on = 1;
 }

@@ -11,45 +11,47 @@
 #endif
 #endif
 
+/* Both are atomics, read by every caller of the OS clocks (annotate.h). */
 int cpucycles_osclock_use_syscall;
-static int asked;
-static int rdtsc_state = CPUCYCLES_RDTSC_ALLOWED;
+/* The kernel's answer (enum cpucycles_rdtsc), -1 until asked. */
+static int rdtsc_state = -1;
+
+static void use_syscall(int on)
+{
+  CPUCYCLES_ATOMIC(&cpucycles_osclock_use_syscall, sizeof cpucycles_osclock_use_syscall);
+  __atomic_store_n(&cpucycles_osclock_use_syscall, on, __ATOMIC_RELAXED);
+}
 
 void cpucycles_osclock_setup(void)
 {
 #ifdef ASK_PR_GET_TSC
-  int tsc = 0, state;
-  /* once: the first call asks for all the OS clocks */
-  if (__atomic_exchange_n(&asked, 1, __ATOMIC_RELAXED)) return;
+  /* Not asked (no TSC counter tried, none to come): the system call,
+   * which cannot fault, without asking. */
+  if (__atomic_load_n(&rdtsc_state, __ATOMIC_RELAXED) < 0) use_syscall(1);
+#endif
+}
+
+enum cpucycles_rdtsc cpucycles_rdtsc_state(void)
+{
+#ifdef ASK_PR_GET_TSC
+  int tsc = 0, state = __atomic_load_n(&rdtsc_state, __ATOMIC_RELAXED);
+  if (state >= 0) return (enum cpucycles_rdtsc) state;
   if (prctl(PR_GET_TSC, &tsc, 0, 0, 0) == 0)
     state = tsc == PR_TSC_SIGSEGV ? CPUCYCLES_RDTSC_FAULTS : CPUCYCLES_RDTSC_ALLOWED;
   else
     /* Every x86 kernel since 2.6.26 answers: a refusal (EPERM, ENOSYS,
      * EINVAL) is a seccomp filter's, in a sandbox that may well have
      * disabled RDTSC first.  Not knowing, the clocks take the system
-     * call, which cannot fault; the TSC counters are tried as any counter
-     * that might fault. */
+     * call; the TSC counters are tried as counters that may fault. */
     state = CPUCYCLES_RDTSC_UNKNOWN;
-  /* relaxed atomics, read by every caller of the OS clocks; nothing is
-   * published through them (annotate.h) */
+  /* a relaxed atomic, read by every caller of the OS clocks; nothing is
+   * published through it (annotate.h) */
   CPUCYCLES_ATOMIC(&rdtsc_state, sizeof rdtsc_state);
-  CPUCYCLES_ATOMIC(&cpucycles_osclock_use_syscall, sizeof cpucycles_osclock_use_syscall);
   __atomic_store_n(&rdtsc_state, state, __ATOMIC_RELAXED);
-  if (state != CPUCYCLES_RDTSC_ALLOWED)
-    __atomic_store_n(&cpucycles_osclock_use_syscall, 1, __ATOMIC_RELAXED);
+  use_syscall(state != CPUCYCLES_RDTSC_ALLOWED);
+  return (enum cpucycles_rdtsc) state;
 #else
   /* Elsewhere there is no such switch, and the vDSO reads no TSC. */
-  (void) asked;
+  return CPUCYCLES_RDTSC_ALLOWED;
 #endif
-}
-
-enum cpucycles_rdtsc cpucycles_rdtsc_state(void)
-{
-  cpucycles_osclock_setup();
-  return (enum cpucycles_rdtsc) __atomic_load_n(&rdtsc_state, __ATOMIC_RELAXED);
-}
-
-int cpucycles_rdtsc_disabled(void)
-{
-  return cpucycles_rdtsc_state() == CPUCYCLES_RDTSC_FAULTS;
 }

@@ -6,13 +6,15 @@
  * the TSC (or kvm-clock).  A process that disabled RDTSC for itself
  * (prctl(PR_SET_TSC, PR_TSC_SIGSEGV): sandboxes, record-and-replay tools)
  * gets SIGSEGV from the vDSO, although the system call still answers.  The
- * kernel says so in advance (PR_GET_TSC): cpucycles_osclock_setup() asks
- * it, once, on the first call (x86 Linux only), and from then on the
- * clocks go to the kernel.  So they do when the question is refused (a
- * seccomp filter answering an error to prctl): nobody knows then whether
- * the vDSO would fault.  Everywhere else, and in every process that did
- * not disable the TSC, the clocks stay the vDSO's: the hot path gains one
- * predictable branch on a flag that never changes after the first call.
+ * kernel says so in advance (PR_GET_TSC, x86 Linux only).  The question
+ * belongs to the TSC counters: cpucycles_rdtsc_state() asks it once, for
+ * them and for the OS clocks (the probe tries the TSC counters before the
+ * OS clocks).  Where nobody asked (a named counter other than the TSC's:
+ * a sandbox that kills on prctl must be able to name one), and
+ * where the question was refused, nobody knows whether the vDSO would
+ * fault: the clocks go to the kernel.  Everywhere else the clocks stay the
+ * vDSO's: the hot path gains one predictable branch on a flag that
+ * changes only during the first call.
  *
  * Internal to the library. */
 #ifndef CPUCYCLES_OSCLOCK_H
@@ -28,25 +30,21 @@
 /* 1 when the clocks must be read with the system call. */
 extern int cpucycles_osclock_use_syscall;
 
-/* Ask the kernel whether the vDSO's clocks may fault here; sets the flag.
- * Called by the OS clock counters' setup and by the perf counters'
- * fallback clock, on the first call. */
+/* Before the OS clocks' first read (their counters' setup, the perf
+ * counters' fallback clock, extend32): where the TSC question was not
+ * asked, the flag is set, without asking. */
 void cpucycles_osclock_setup(void);
 
-/* What the kernel said about RDTSC in this process: allowed (and off x86,
- * where there is no such switch), faults (prctl PR_SET_TSC,
- * PR_TSC_SIGSEGV), or unknown (prctl refused: the TSC counters may
- * fault, and are tried as such). */
+/* What the kernel says about RDTSC in this process, asked once (the flag
+ * follows the answer): allowed (and off x86, where there is no such
+ * switch), faults (prctl PR_SET_TSC, PR_TSC_SIGSEGV), or unknown (prctl
+ * refused: the TSC counters may fault, and are tried as such). */
 enum cpucycles_rdtsc {
   CPUCYCLES_RDTSC_ALLOWED,
   CPUCYCLES_RDTSC_FAULTS,
   CPUCYCLES_RDTSC_UNKNOWN
 };
 enum cpucycles_rdtsc cpucycles_rdtsc_state(void);
-
-/* 1 when the kernel said RDTSC faults here: the TSC counters ask instead
- * of faulting.  0 otherwise (unknown included), and off x86. */
-int cpucycles_rdtsc_disabled(void);
 
 static inline int cpucycles_osclock_gettime(clockid_t clock, struct timespec *t)
 {

@@ -25,7 +25,8 @@ static int install(const struct refusal *refused, int n)
   for (i = 0; i < n && rc == 0; i++) {
     int nr = seccomp_syscall_resolve_name(refused[i].call);
     if (nr == __NR_SCMP_ERROR) continue; /* not on this architecture */
-    rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO((unsigned int) refused[i].err), nr, 0);
+    rc = seccomp_rule_add(ctx, refused[i].err == SANDBOX_KILL ? SCMP_ACT_KILL_PROCESS
+                                 : SCMP_ACT_ERRNO((unsigned int) refused[i].err), nr, 0);
   }
   /* no_new_privs too (libseccomp's default): unprivileged processes may */
   if (rc == 0) rc = seccomp_load(ctx);

@@ -7,12 +7,14 @@
 
 #include <stddef.h>
 
-/* A system call, by its name, answered with errno err without being made.
- * A name this architecture does not have (open on arm64) is left out. */
+/* A system call, by its name, answered with errno err without being made,
+ * or, with err SANDBOX_KILL, killing the process (SIGSYS).  A name this
+ * architecture does not have (open on arm64) is left out. */
 struct refusal {
   const char *call;
   int err;
 };
+#define SANDBOX_KILL (-1)
 
 enum sandbox_result {
   SANDBOX_DONE,        /* fn returned, the child exited 0 */
