@@ -68,18 +68,11 @@ static long long os_frequency(void)
 }
 #endif
 
-long long cpucycles_timebase_frequency(void)
-{
-  long long f = os_frequency();
-  if (f == 0) return 0;
-  if (f < CPUCYCLES_TIMEBASE_MIN_HZ || f > CPUCYCLES_TIMEBASE_MAX_HZ) return -1;
-  return f;
-}
-
 int cpucycles_timebase_info(struct counter_info *info)
 {
-  long long f = cpucycles_timebase_frequency();
-  if (f < 0) return -1;
+  long long f = os_frequency();
+  if (f != 0 && (f < CPUCYCLES_TIMEBASE_MIN_HZ || f > CPUCYCLES_TIMEBASE_MAX_HZ))
+    return -1;
   info->kind = COUNTER_OFFCORE;
   info->frequency = f;
   info->rate_unknown = f == 0;
