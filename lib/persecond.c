@@ -90,28 +90,28 @@ static void shift_exponent(struct decimal *d, long by)
   d->exponent = (int) e;
 }
 
-/* One more digit, of the integer part (fraction 0) or of the fraction. */
-static void push_digit(struct decimal *d, char c, int fraction)
-{
-  if (d->digits == 0 && c == '0') {
-    /* a leading zero: no significance, but it moves a fraction along */
-  } else if (d->digits < MANTISSA_DIGITS) {
-    d->mantissa = d->mantissa * 10 + (uint64_t) (c - '0');
-    ++d->digits;
-  } else {
-    if (c != '0') d->sticky = 1;
-    if (!fraction) shift_exponent(d, 1);   /* a dropped integer digit */
-    return;
-  }
-  if (fraction) shift_exponent(d, -1);
-}
-
-/* Digits at text[*i..); returns how many there were. */
+/* Digits at text[*i..), of the integer part (fraction 0) or of the
+ * fraction; returns how many there were.  A leading zero has no
+ * significance but moves a fraction along; a digit past MANTISSA_DIGITS
+ * is dropped (an integer one shifting d). */
 static size_t scan_digits(const char *text, size_t len, size_t *i,
                           struct decimal *d, int fraction)
 {
   size_t start = *i;
-  while (*i < len && is_digit(text[*i])) push_digit(d, text[(*i)++], fraction);
+
+  for (; *i < len && is_digit(text[*i]); ++*i) {
+    char c = text[*i];
+    if (d->digits == MANTISSA_DIGITS) {
+      if (c != '0') d->sticky = 1;
+      if (!fraction) shift_exponent(d, 1);
+      continue;
+    }
+    if (d->digits > 0 || c != '0') {
+      d->mantissa = d->mantissa * 10 + (uint64_t) (c - '0');
+      ++d->digits;
+    }
+    if (fraction) shift_exponent(d, -1);
+  }
   return *i - start;
 }
 
@@ -210,8 +210,8 @@ int cpucycles_persecond_parse(const char *text, size_t len, int form,
          ? 0 : -1;
 }
 
-/* Where the sources' verdicts go: nowhere in the library's first call
- * (report NULL), to cpucycles-info --explain otherwise. */
+/* Where the verdicts go: nowhere in the first call (report NULL), to
+ * cpucycles-info --explain otherwise. */
 struct judge {
   const char *root;
   persecond_report_fn *report;
@@ -222,8 +222,7 @@ static const char *const unit_names[] = {
   "Hz", 0, 0, "kHz", 0, 0, "MHz", 0, 0, "GHz"
 };
 
-/* Tell the report what became of source; returns 0 for an accepted value,
- * -1 otherwise, as the source functions do. */
+/* Reports what became of source; 0 for an accepted value, else -1. */
 static int judged(const struct judge *j, const char *source,
                   enum persecond_verdict verdict, const char *text,
                   size_t len, int unit, int error, long long value)
@@ -427,7 +426,7 @@ static int persecond_from_registry(const struct judge *j, long long *out)
 
 #define CPU0 "/sys/devices/system/cpu/cpu0"
 
-/* Sources 1 to 5, the files under the root. */
+/* Sources 1 to 5, under the root. */
 static int persecond_from_files(const struct judge *j, long long *out)
 {
   if (persecond_from_file(j, "/etc/cpucyclespersecond", PERSECOND_SETTING,
