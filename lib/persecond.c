@@ -218,8 +218,9 @@ struct judge {
   void *arg;
 };
 
-static const char *const unit_names[] = {
-  "Hz", 0, 0, "kHz", 0, 0, "MHz", 0, 0, "GHz"
+/* An array of arrays, not of pointers: no relocation, read-only. */
+static const char unit_names[10][4] = {
+  "Hz", "", "", "kHz", "", "", "MHz", "", "", "GHz"
 };
 
 /* Reports what became of source; 0 for an accepted value, else -1. */
@@ -233,7 +234,7 @@ static int judged(const struct judge *j, const char *source,
     s.verdict = verdict;
     s.text = text;
     s.len = text ? len : 0;
-    s.unit = unit >= 0 && unit <= 9 ? unit_names[unit] : 0;
+    s.unit = unit >= 0 && unit <= 9 && *unit_names[unit] ? unit_names[unit] : 0;
     s.error = error;
     s.value = verdict == PERSECOND_ACCEPTED ? value : 0;
     j->report(&s, j->arg);
