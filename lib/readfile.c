@@ -89,16 +89,12 @@ ssize_t cpucycles_read_retrying(int fd, char *buf, size_t len)
 ssize_t cpucycles_read_fd_start(int fd, char *buf, size_t size, int *full)
 {
   size_t have = 0;
+  ssize_t r = 1;
 
-  *full = 0;
-  for (;;) {
-    ssize_t r;
-    if (have == size) { *full = 1; return (ssize_t) have; }
-    r = cpucycles_read_retrying(fd, buf + have, size - have);
-    if (r < 0) return -1;
-    if (r == 0) return (ssize_t) have;
+  while (have < size && (r = cpucycles_read_retrying(fd, buf + have, size - have)) > 0)
     have += (size_t) r;
-  }
+  *full = have == size;
+  return r < 0 ? -1 : (ssize_t) have;
 }
 
 ssize_t cpucycles_read_file_start(const char *root, const char *path,
