@@ -234,7 +234,8 @@ static int judged(const struct judge *j, const char *source,
     s.verdict = verdict;
     s.text = text;
     s.len = text ? len : 0;
-    s.unit = unit >= 0 && unit <= 9 && *unit_names[unit] ? unit_names[unit] : 0;
+    s.unit = unit >= 0 && unit <= 9 && *unit_names[unit] ? unit_names[unit]
+                                                         : 0;
     s.error = error;
     s.value = verdict == PERSECOND_ACCEPTED ? value : 0;
     j->report(&s, j->arg);
