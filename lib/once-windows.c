@@ -1,8 +1,4 @@
-/* The first call's one-time initialisation on Windows (once-windows.h).
- *
- * pthread_once would pull in winpthread's DLL; InitOnceExecuteOnce is
- * kernel32's equivalent: threads racing in block until the first one's
- * callback returns, and later calls only read the once block's state. */
+/* The first call's one-time initialisation on Windows (once-windows.h). */
 #ifndef _WIN32
 #error "once-windows.c is for Windows"
 #endif

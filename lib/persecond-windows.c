@@ -1,5 +1,4 @@
-/* The CPU frequency as Windows records it (persecond-windows.h), the first
- * source of the estimate on Windows (persecond.c, doc/persecond.md). */
+/* The CPU frequency as Windows records it (persecond-windows.h). */
 #ifndef _WIN32
 #error "persecond-windows.c is for Windows"
 #endif
@@ -22,8 +21,8 @@ int cpucycles_persecond_from_registry(HKEY root, const wchar_t *subkey,
   status = RegQueryValueExW(key, CPUCYCLES_REGISTRY_MHZ, 0, &type,
                             (BYTE *) &mhz, &size);
   RegCloseKey(key);
-  /* A longer value (REG_QWORD, a string) gives ERROR_MORE_DATA; a shorter
-   * one a smaller size: only a whole REG_DWORD is a number of MHz. */
+  /* A longer value (REG_QWORD, a string) gives ERROR_MORE_DATA, a shorter
+   * one a smaller size. */
   if (status != ERROR_SUCCESS || type != REG_DWORD || size != sizeof mhz)
     return -1;
   if (mhz < MHZ_MIN || mhz > MHZ_MAX) return -1;

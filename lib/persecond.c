@@ -1,36 +1,30 @@
-/* The CPU frequency estimate behind cpucycles_persecond().
+/* The CPU frequency estimate behind cpucycles_persecond(): one small
+ * function per source, tried in order, the first plausible value winning
+ * (doc/persecond.md).  Up to the environment variable, the sources and
+ * their order are the original's:
  *
- * One small function per source, tried in order; the first source that
- * yields a plausible value wins (doc/persecond.md).  Up to the environment
- * variable, the sources and their order are the original libcpucycles':
- *
- *   1. ROOT/etc/cpucyclespersecond                         Hz, a setting
- *   2. ROOT/sys/devices/system/cpu/cpu0/cpufreq/scaling_setspeed   kHz
- *   3. ROOT/sys/devices/system/cpu/cpu0/cpufreq/scaling_max_freq   kHz
- *   4. ROOT/sys/devices/system/cpu/cpu0/clock_tick         Hz (SPARC)
+ *   1. ROOT/etc/cpucyclespersecond                          Hz, a setting
+ *   2. ROOT/sys/devices/system/cpu/cpu0/cpufreq/scaling_setspeed    kHz
+ *      (the userspace governor's pinned rate; "<unsupported>" otherwise)
+ *   3. ROOT/sys/devices/system/cpu/cpu0/cpufreq/scaling_max_freq    kHz
+ *   4. ROOT/sys/devices/system/cpu/cpu0/clock_tick          Hz (SPARC)
  *   5. ROOT/proc/cpuinfo, first processor's block: "cpu MHz", else "clock",
- *      else "cpu MHz static"                               MHz
- *   6. sysctlbyname("hw.cpufrequency"), real system only    Hz (macOS)
- *   7. the cpucyclespersecond environment variable        Hz, a setting
- *   8. sysctlbyname("machdep.tsc_freq"), real system only   Hz (FreeBSD;
+ *      else "cpu MHz static"                                MHz
+ *   6. sysctlbyname("hw.cpufrequency"), real system only     Hz (macOS)
+ *   7. the cpucyclespersecond environment variable         Hz, a setting
+ *   8. sysctlbyname("machdep.tsc_freq"), real system only    Hz (FreeBSD;
  *      not in the original, hence after everything it has)
  *   9. CPUCYCLES_PERSECOND_DEFAULT
  *
- * scaling_setspeed holds the frequency the userspace governor pins (a
- * benchmarking machine's setting) and reads "<unsupported>" under other
- * governors; scaling_max_freq is the policy limit.
- *
- * No malloc and no stdio (fopen allocates): open(O_CLOEXEC) and read() into
- * stack buffers.  No strtod either: it honours LC_NUMERIC, so "2400.000"
- * would not parse under a locale with a decimal comma; the parser below
- * works in exact integer decimal arithmetic instead. */
+ * No strtod: it honours LC_NUMERIC ("2400.000" under a decimal comma);
+ * the parser works in exact integer decimal arithmetic instead. */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
 
-/* O_CLOEXEC is POSIX.1-2008, which -std=c11 alone hides on glibc; configure
- * normally defines _GNU_SOURCE (AC_USE_SYSTEM_EXTENSIONS) in config.h.  Not
- * done on the BSDs and macOS, where it would hide sysctlbyname. */
+/* O_CLOEXEC is POSIX.1-2008, which -std=c11 alone hides on glibc (config.h
+ * normally defines _GNU_SOURCE); not on the BSDs and macOS, where it would
+ * hide sysctlbyname. */
 #if defined(__linux__) && !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -39,10 +33,8 @@
 #include "readfile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
-#include <unistd.h>
 
 #ifdef HAVE_SYSCTLBYNAME
 #include <sys/types.h>
@@ -54,46 +46,36 @@
 #endif
 
 /* Plausible CPU frequencies in Hz, inclusive: 1 MHz (slow embedded cores,
- * some emulators) to 100 GHz (far beyond any CPU; rejects unit mistakes
- * such as Hz written into a kHz file). */
+ * emulators) to 100 GHz (rejects unit mistakes, Hz in a kHz file). */
 #define PERSECOND_MIN 1000000ULL
 #define PERSECOND_MAX 100000000000ULL
 
-/* Significant digits kept exactly: 10^18 < 2^64.  Plausible values have at
- * most 12 integer digits, so the ones past 18 only decide whether the exact
- * value lies above the kept part ("sticky"). */
+/* Significant digits kept exactly (10^18 < 2^64); plausible values have at
+ * most 12 integer digits, so later ones only make the value "sticky". */
 #define MANTISSA_DIGITS 18
 
-/* Exponents are clamped here: far beyond any plausible value either way,
- * and far from int overflow however long the input. */
+/* Exponents are clamped here: far beyond any plausible value, far from
+ * int overflow however long the input. */
 #define EXPONENT_CLAMP 100000
 
-/* /etc/cpucyclespersecond: how much of the file is read; a comment after
- * the number may make the file longer (doc/persecond.md). */
+/* How much of /etc/cpucyclespersecond is read (a comment may follow the
+ * number), and of a sysfs file (the kernel writes a dozen bytes; 65, one
+ * more than cpucycles-info shows of a text, so that it can tell a cut one). */
 #define SETTING_FILE_BYTES 256
+#define SYSFS_FILE_BYTES 65
 
-/* /proc/cpuinfo: stop after this many bytes even without a block end.  On a
- * 256-core machine the whole file is hundreds of kilobytes, and the kernel
- * formats every processor block it is asked for. */
+/* /proc/cpuinfo: at most this much (the kernel formats every processor
+ * block asked for: hundreds of KiB on 256 cores), through a window on the
+ * first call's stack; longer lines (x86's flags) are not ours. */
 #define CPUINFO_LIMIT 65536
-
-/* /proc/cpuinfo is read through a window this big, on the first call's
- * stack, which may be a small thread's: the lines the scan looks for are
- * a few dozen bytes, and longer ones (x86's flags, arm64's Features) are
- * skipped whole. */
 #define CPUINFO_WINDOW 256
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
-
-static int is_space(char c)
-{
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
 static int is_blank(char c) { return c == ' ' || c == '\t'; }
+static int is_space(char c) { return is_blank(c) || c == '\n' || c == '\r'; }
 
-/* A decimal number as mantissa * 10^exponent, plus whether nonzero digits
- * were dropped past the mantissa's MANTISSA_DIGITS. */
+/* A decimal number as mantissa * 10^exponent; sticky: nonzero digits were
+ * dropped past MANTISSA_DIGITS. */
 struct decimal {
   uint64_t mantissa;
   int digits;        /* significant digits in mantissa, no leading zeros */
@@ -103,34 +85,34 @@ struct decimal {
 
 static void shift_exponent(struct decimal *d, long by)
 {
-  long e = (long)d->exponent + by;
+  long e = (long) d->exponent + by;
   if (e > EXPONENT_CLAMP) e = EXPONENT_CLAMP;
   if (e < -EXPONENT_CLAMP) e = -EXPONENT_CLAMP;
-  d->exponent = (int)e;
+  d->exponent = (int) e;
 }
 
-/* One more digit, of the integer part (fraction 0) or of the fraction. */
-static void push_digit(struct decimal *d, char c, int fraction)
-{
-  if (d->digits == 0 && c == '0') {
-    /* a leading zero: no significance, but it moves a fraction along */
-  } else if (d->digits < MANTISSA_DIGITS) {
-    d->mantissa = d->mantissa * 10 + (uint64_t)(c - '0');
-    ++d->digits;
-  } else {
-    if (c != '0') d->sticky = 1;
-    if (!fraction) shift_exponent(d, 1);   /* a dropped integer digit */
-    return;
-  }
-  if (fraction) shift_exponent(d, -1);
-}
-
-/* Digits at text[*i..); returns how many there were. */
+/* Digits at text[*i..), of the integer part (fraction 0) or of the
+ * fraction; returns how many there were.  A leading zero has no
+ * significance but moves a fraction along; a digit past MANTISSA_DIGITS
+ * is dropped (an integer one shifting d). */
 static size_t scan_digits(const char *text, size_t len, size_t *i,
                           struct decimal *d, int fraction)
 {
   size_t start = *i;
-  while (*i < len && is_digit(text[*i])) push_digit(d, text[(*i)++], fraction);
+
+  for (; *i < len && is_digit(text[*i]); ++*i) {
+    char c = text[*i];
+    if (d->digits == MANTISSA_DIGITS) {
+      if (c != '0') d->sticky = 1;
+      if (!fraction) shift_exponent(d, 1);
+      continue;
+    }
+    if (d->digits > 0 || c != '0') {
+      d->mantissa = d->mantissa * 10 + (uint64_t) (c - '0');
+      ++d->digits;
+    }
+    if (fraction) shift_exponent(d, -1);
+  }
   return *i - start;
 }
 
@@ -143,11 +125,8 @@ static int scan_exponent(const char *text, size_t len, size_t *i, long *out)
 
   if (*i < len && (text[*i] == '+' || text[*i] == '-'))
     negative = text[(*i)++] == '-';
-  start = *i;
-  while (*i < len && is_digit(text[*i])) {
+  for (start = *i; *i < len && is_digit(text[*i]); ++*i)
     if (value < EXPONENT_CLAMP) value = value * 10 + (text[*i] - '0');
-    ++*i;
-  }
   if (*i == start) return -1;
   *out = negative ? -value : value;
   return 0;
@@ -164,11 +143,9 @@ static uint64_t power_of_ten(int n)
  * the nearest integer, halves up. */
 static int decimal_to_hz(const struct decimal *d, long long *out)
 {
-  uint64_t whole;
-  uint64_t rest = 0;
-  uint64_t divisor = 1;
+  uint64_t whole, rest = 0, divisor = 1;
 
-  if (d->mantissa == 0) return -1;                 /* zero */
+  if (d->mantissa == 0) return -1;
   /* d lies in [10^(digits-1+exponent), 10^(digits+exponent)). */
   if (d->digits - 1 + d->exponent > 11) return -1; /* >= 10^12 */
   if (d->digits + d->exponent <= 6) return -1;     /* < 10^6 */
@@ -180,19 +157,16 @@ static int decimal_to_hz(const struct decimal *d, long long *out)
     whole = d->mantissa / divisor;
     rest = d->mantissa % divisor;
   }
-  if (whole < PERSECOND_MIN) return -1;
-  if (whole > PERSECOND_MAX) return -1;
+  if (whole < PERSECOND_MIN || whole > PERSECOND_MAX) return -1;
   if (whole == PERSECOND_MAX && (rest || d->sticky)) return -1;
-  /* divisor is 1 or a multiple of 10, so the sticky digits cannot carry
-   * rest across one half. */
+  /* divisor is 1 or a multiple of 10: the sticky digits cannot carry rest
+   * across one half. */
   if (2 * rest >= divisor && divisor > 1) ++whole;
-  *out = (long long)whole;
+  *out = (long long) whole;
   return 0;
 }
 
-/* cpucycles_persecond_parse, saying why it refuses: PERSECOND_ACCEPTED,
- * PERSECOND_NOT_A_NUMBER (not in the form, or bad arguments) or
- * PERSECOND_IMPLAUSIBLE (out of range). */
+/* cpucycles_persecond_parse, saying why it refuses. */
 static enum persecond_verdict parse_verdict(const char *text, size_t len,
                                             int form, int unit,
                                             long long *out)
@@ -200,15 +174,11 @@ static enum persecond_verdict parse_verdict(const char *text, size_t len,
   struct decimal d = { 0, 0, 0, 0 };
   size_t i = 0;
 
-  if (!text || !out) return PERSECOND_NOT_A_NUMBER;
-  if (form != PERSECOND_INTEGER && form != PERSECOND_DECIMAL
-      && form != PERSECOND_SETTING)
+  if (!text || !out || form < PERSECOND_INTEGER || form > PERSECOND_SETTING
+      || unit < 0 || unit > 9)
     return PERSECOND_NOT_A_NUMBER;
-  if (unit < 0 || unit > 9) return PERSECOND_NOT_A_NUMBER; /* Hz .. GHz */
-
   if (form == PERSECOND_SETTING)
     while (i < len && is_space(text[i])) ++i;
-
   if (!scan_digits(text, len, &i, &d, 0)) return PERSECOND_NOT_A_NUMBER;
   if (form != PERSECOND_INTEGER && i < len && text[i] == '.') {
     ++i;
@@ -222,15 +192,13 @@ static enum persecond_verdict parse_verdict(const char *text, size_t len,
       return PERSECOND_NOT_A_NUMBER;
     shift_exponent(&d, exponent);
   }
-
   if (form == PERSECOND_SETTING) {
-    /* The end, or a blank and then a comment, which is not read. */
+    /* the end, or a blank and then a comment, which is not read */
     if (i < len && !is_space(text[i])) return PERSECOND_NOT_A_NUMBER;
   } else {
     while (i < len && is_space(text[i])) ++i;
     if (i != len) return PERSECOND_NOT_A_NUMBER;
   }
-
   shift_exponent(&d, unit);
   return decimal_to_hz(&d, out) == 0 ? PERSECOND_ACCEPTED
                                      : PERSECOND_IMPLAUSIBLE;
@@ -243,20 +211,20 @@ int cpucycles_persecond_parse(const char *text, size_t len, int form,
          ? 0 : -1;
 }
 
-/* Where the sources' verdicts go: nowhere in the library's first call
- * (report NULL), to cpucycles-info --explain otherwise. */
+/* Where the verdicts go: nowhere in the first call (report NULL), to
+ * cpucycles-info --explain otherwise. */
 struct judge {
   const char *root;
   persecond_report_fn *report;
   void *arg;
 };
 
-static const char *const unit_names[] = {
-  "Hz", 0, 0, "kHz", 0, 0, "MHz", 0, 0, "GHz"
+/* An array of arrays, not of pointers: no relocation, read-only. */
+static const char unit_names[10][4] = {
+  "Hz", "", "", "kHz", "", "", "MHz", "", "", "GHz"
 };
 
-/* Tell the report what became of source (when anyone asked); returns 0
- * for an accepted value, -1 otherwise, as the source functions do. */
+/* Reports what became of source; 0 for an accepted value, else -1. */
 static int judged(const struct judge *j, const char *source,
                   enum persecond_verdict verdict, const char *text,
                   size_t len, int unit, int error, long long value)
@@ -267,7 +235,8 @@ static int judged(const struct judge *j, const char *source,
     s.verdict = verdict;
     s.text = text;
     s.len = text ? len : 0;
-    s.unit = unit >= 0 && unit <= 9 ? unit_names[unit] : 0;
+    s.unit = unit >= 0 && unit <= 9 && *unit_names[unit] ? unit_names[unit]
+                                                         : 0;
     s.error = error;
     s.value = verdict == PERSECOND_ACCEPTED ? value : 0;
     j->report(&s, j->arg);
@@ -278,60 +247,37 @@ static int judged(const struct judge *j, const char *source,
 /* A file that could not be read: absent, or there but unreadable. */
 static int judged_unread(const struct judge *j, const char *path, int error)
 {
-  enum persecond_verdict v = error == ENOENT || error == ENOTDIR
-                             ? PERSECOND_ABSENT : PERSECOND_UNREADABLE;
-  return judged(j, path, v, 0, 0, -1, v == PERSECOND_ABSENT ? 0 : error, 0);
+  if (error == ENOENT || error == ENOTDIR)
+    return judged(j, path, PERSECOND_ABSENT, 0, 0, -1, 0, 0);
+  return judged(j, path, PERSECOND_UNREADABLE, 0, 0, -1, error, 0);
 }
 
-/* A sysfs file holding one integer in the given unit, as the kernel writes
- * it: a dozen bytes with the newline.  One that fills the buffer (65 bytes,
- * one more than cpucycles-info shows of a text) is not. */
-static int persecond_from_sysfs(const struct judge *j, const char *path,
-                                int unit, long long *out)
-{
-  char buf[65];
-  int full;
-  ssize_t len = cpucycles_read_file_start(j->root, path, buf, sizeof buf,
-                                          &full);
-  enum persecond_verdict v;
-
-  if (len < 0) return judged_unread(j, path, errno);
-  if (full) v = PERSECOND_NOT_A_NUMBER;
-  else v = parse_verdict(buf, (size_t)len, PERSECOND_INTEGER, unit, out);
-  return judged(j, path, v, buf, (size_t)len, unit, 0, *out);
-}
-
-/* /etc/cpucyclespersecond, written by a person: the number and maybe a
- * comment, of which only the first SETTING_FILE_BYTES are read.  When the
- * file goes on past them, the text is cut after its last blank, so that a
- * number cut by the buffer's end is not taken for a shorter one. */
-static int persecond_from_setting_file(const struct judge *j,
-                                       const char *path, long long *out)
+/* A file holding one number: a sysfs file (PERSECOND_INTEGER, the kernel's
+ * dozen bytes; one that fills the buffer is not) or the setting file
+ * (PERSECOND_SETTING, of which the first SETTING_FILE_BYTES are read; when
+ * it goes on, the text is cut after its last blank, so that a number cut
+ * by the buffer's end is not taken for a shorter one). */
+static int persecond_from_file(const struct judge *j, const char *path,
+                               int form, int unit, long long *out)
 {
   char buf[SETTING_FILE_BYTES];
+  size_t size = form == PERSECOND_SETTING ? sizeof buf : SYSFS_FILE_BYTES;
   int full;
-  ssize_t len = cpucycles_read_file_start(j->root, path, buf, sizeof buf,
-                                          &full);
-  enum persecond_verdict v;
+  ssize_t len = cpucycles_read_file_start(j->root, path, buf, size, &full);
+  enum persecond_verdict v = PERSECOND_NOT_A_NUMBER;
 
   if (len < 0) return judged_unread(j, path, errno);
-  if (full) {
+  if (full && form == PERSECOND_SETTING) {
     ssize_t cut = len;
     while (cut > 0 && !is_space(buf[cut - 1])) --cut;
-    if (cut == 0)
-      return judged(j, path, PERSECOND_NOT_A_NUMBER, buf, (size_t)len, 0, 0, 0);
-    len = cut;
+    if (cut > 0) { len = cut; full = 0; }
   }
-  v = parse_verdict(buf, (size_t)len, PERSECOND_SETTING, 0, out);
-  return judged(j, path, v, buf, (size_t)len, 0, 0, *out);
+  if (!full) v = parse_verdict(buf, (size_t) len, form, unit, out);
+  return judged(j, path, v, buf, (size_t) len, unit, 0, *out);
 }
 
-/* cpuinfo lines are "key<spaces/tabs>:<spaces/tabs>value". */
-enum cpuinfo_step { CPUINFO_GO_ON, CPUINFO_STOP };
-
-/* The frequency keys, in the original's priority: it looks for the first
- * "cpu MHz" line, then, if none, for the first "clock" line, then for the
- * first "cpu MHz static" line. */
+/* The frequency keys, in the original's priority: the first "cpu MHz"
+ * line, else the first "clock" line, else the first "cpu MHz static". */
 enum cpuinfo_rank { RANK_CPU_MHZ, RANK_CLOCK, RANK_CPU_MHZ_STATIC, RANK_NONE };
 
 /* How much of a refused value the report carries: 65 bytes, one more
@@ -354,9 +300,8 @@ static int key_is(const char *key, size_t keylen, const char *name)
 }
 
 /* The rank of a frequency key and its value in Hz; RANK_NONE when the key
- * is not one of ours or its value is malformed (a bad line is skipped like
- * an unknown one, its verdict left in *verdict; PERSECOND_NO_VALUE for a
- * key that is not one of ours). */
+ * is not ours (*verdict PERSECOND_NO_VALUE) or its value is refused (the
+ * verdict in *verdict), a bad line being skipped like an unknown one. */
 static enum cpuinfo_rank cpuinfo_value(const char *key, size_t keylen,
                                        const char *value, size_t valuelen,
                                        long long *out,
@@ -365,11 +310,10 @@ static enum cpuinfo_rank cpuinfo_value(const char *key, size_t keylen,
   enum cpuinfo_rank rank;
 
   *verdict = PERSECOND_NO_VALUE;
-  /* x86 and most others: "cpu MHz\t\t: 2400.000" */
-  if (key_is(key, keylen, "cpu MHz")) {
+  if (key_is(key, keylen, "cpu MHz")) {   /* "cpu MHz\t\t: 2400.000" */
     rank = RANK_CPU_MHZ;
-  /* powerpc: "clock\t\t: 2000.000000MHz"; the suffix is required. */
   } else if (key_is(key, keylen, "clock")) {
+    /* powerpc: "clock\t\t: 2000.000000MHz"; the suffix is required. */
     while (valuelen > 0 && is_space(value[valuelen - 1])) --valuelen;
     if (valuelen < 3 || memcmp(value + valuelen - 3, "MHz", 3) != 0) {
       *verdict = PERSECOND_NOT_A_NUMBER;
@@ -377,9 +321,9 @@ static enum cpuinfo_rank cpuinfo_value(const char *key, size_t keylen,
     }
     valuelen -= 3;
     rank = RANK_CLOCK;
-  /* s390x, recent kernels: "cpu MHz static  : 5200", the nominal rate.
-   * Its sibling "cpu MHz dynamic" is the current rate: not used. */
   } else if (key_is(key, keylen, "cpu MHz static")) {
+    /* s390x, recent kernels: the nominal rate ("cpu MHz dynamic" is the
+     * current one, not used). */
     rank = RANK_CPU_MHZ_STATIC;
   } else {
     return RANK_NONE;
@@ -388,34 +332,31 @@ static enum cpuinfo_rank cpuinfo_value(const char *key, size_t keylen,
   return *verdict == PERSECOND_ACCEPTED ? rank : RANK_NONE;
 }
 
-/* One line (without its newline).  scan->inprocessor records whether we
- * are in a processor's block: one with a "processor" key (x86, arm,
- * powerpc) or a "cpu number" key (s390x, whose blocks follow a summary
- * block that also ends in a blank line).  The blank line ending that first
- * block stops the scan: later blocks describe other processors and cost
- * time to format.  So does a "cpu MHz" value, which nothing outranks. */
-static enum cpuinfo_step cpuinfo_line(const char *line, size_t len,
-                                      struct cpuinfo_scan *scan)
+/* One line "key<blanks>:<blanks>value"; nonzero stops the reading.  A
+ * processor's block has a "processor" key (x86, arm, powerpc) or a "cpu
+ * number" key (s390x, whose blocks follow a summary block also ending in
+ * a blank line).  The blank line ending the first one stops the scan
+ * (later blocks cost time to format), as does a "cpu MHz" value, which
+ * nothing outranks. */
+static int cpuinfo_line(const char *line, size_t len, void *arg)
 {
+  struct cpuinfo_scan *scan = arg;
   const char *colon;
-  size_t keylen;
-  size_t i;
+  size_t keylen, i;
   long long value;
   enum cpuinfo_rank rank;
   enum persecond_verdict verdict;
 
   for (i = 0; i < len && is_space(line[i]); ++i) {}
-  if (i == len) return scan->inprocessor ? CPUINFO_STOP : CPUINFO_GO_ON;
-
+  if (i == len) return scan->inprocessor;
   colon = memchr(line, ':', len);
-  if (!colon) return CPUINFO_GO_ON;
-  keylen = (size_t)(colon - line);
+  if (!colon) return 0;
+  keylen = (size_t) (colon - line);
   while (keylen > 0 && is_blank(line[keylen - 1])) --keylen;
-
   if (key_is(line, keylen, "processor") || key_is(line, keylen, "cpu number"))
     scan->inprocessor = 1;
 
-  i = (size_t)(colon - line) + 1;
+  i = (size_t) (colon - line) + 1;
   while (i < len && is_blank(line[i])) ++i;
   rank = cpuinfo_value(line, keylen, line + i, len - i, &value, &verdict);
   if (rank == RANK_NONE && verdict != PERSECOND_NO_VALUE
@@ -428,69 +369,24 @@ static enum cpuinfo_step cpuinfo_line(const char *line, size_t len,
     scan->rank = rank;
     scan->value = value;
   }
-  return scan->rank == RANK_CPU_MHZ ? CPUINFO_STOP : CPUINFO_GO_ON;
+  return scan->rank == RANK_CPU_MHZ;
 }
 
-/* Read /proc/cpuinfo line by line through a small window, stopping at the
- * first "cpu MHz" value, at the end of the first processor's block, or at
- * CPUINFO_LIMIT bytes, and keep the value of the best-ranked key seen.  A
- * line longer than the window (none of ours is) is skipped whole. */
+/* The best-ranked key's value; a line cut off by CPUINFO_LIMIT is not read
+ * ("24" of "2400.000" is no value). */
 static int persecond_from_cpuinfo(const struct judge *j, long long *out)
 {
   static const char path[] = "/proc/cpuinfo";
   char buf[CPUINFO_WINDOW];
-  size_t have = 0;
-  size_t total = 0;
-  int skipping = 0;
-  struct cpuinfo_scan scan;
-  int fd = cpucycles_open_under(j->root, path);
+  struct cpuinfo_scan scan = { 0, RANK_NONE, 0, PERSECOND_NO_VALUE, "", 0 };
 
-  if (fd < 0) return judged_unread(j, path, errno);
-  scan.inprocessor = 0;
-  scan.rank = RANK_NONE;
-  scan.value = 0;
-  scan.bad = PERSECOND_NO_VALUE;
-  scan.bad_len = 0;
-  while (total < CPUINFO_LIMIT) {
-    size_t want = sizeof buf - have;
-    size_t start = 0;
-    const char *newline;
-    ssize_t r;
-    enum cpuinfo_step step = CPUINFO_GO_ON;
-
-    if (want > CPUINFO_LIMIT - total) want = CPUINFO_LIMIT - total;
-    r = cpucycles_read_retrying(fd, buf + have, want);
-    if (r < 0) break;
-    have += (size_t)r;
-    total += (size_t)r;
-
-    while (step == CPUINFO_GO_ON
-           && (newline = memchr(buf + start, '\n', have - start))) {
-      size_t linelen = (size_t)(newline - (buf + start));
-      if (skipping) skipping = 0;
-      else step = cpuinfo_line(buf + start, linelen, &scan);
-      start += linelen + 1;
-    }
-    /* At end of file the last line may lack its newline; a line cut off
-     * by CPUINFO_LIMIT is not read ("24" of "2400.000" is no value). */
-    if (step == CPUINFO_GO_ON && r == 0 && !skipping && start < have)
-      step = cpuinfo_line(buf + start, have - start, &scan);
-    if (step != CPUINFO_GO_ON || r == 0) break;
-
-    if (start == 0 && have == sizeof buf) {   /* a line longer than buf */
-      skipping = 1;
-      have = 0;
-      continue;
-    }
-    memmove(buf, buf + start, have - start);
-    have -= start;
-  }
-  close(fd);
-  if (scan.rank == RANK_NONE) {
-    if (scan.bad == PERSECOND_NO_VALUE)
-      return judged(j, path, PERSECOND_NO_VALUE, 0, 0, 6, 0, 0);
-    return judged(j, path, scan.bad, scan.bad_text, scan.bad_len, 6, 0, 0);
-  }
+  if (cpucycles_read_lines(j->root, path, CPUINFO_LIMIT, buf, sizeof buf,
+                           cpuinfo_line, &scan) == -1)
+    return judged_unread(j, path, errno);
+  if (scan.rank == RANK_NONE)
+    return judged(j, path, scan.bad,
+                  scan.bad == PERSECOND_NO_VALUE ? 0 : scan.bad_text,
+                  scan.bad_len, 6, 0, 0);
   *out = scan.value;
   return judged(j, path, PERSECOND_ACCEPTED, 0, 0, 6, 0, scan.value);
 }
@@ -506,19 +402,48 @@ static int persecond_from_sysctl(const struct judge *j, const char *source,
   union { uint64_t u64; uint32_t u32; } value;
   size_t len = sizeof value;
   uint64_t hz;
-  const char *name = source + sizeof "sysctl " - 1;
 
-  if (sysctlbyname(name, &value, &len, NULL, 0) != 0)
+  if (sysctlbyname(source + sizeof "sysctl " - 1, &value, &len, NULL, 0) != 0)
     return judged(j, source, PERSECOND_ABSENT, 0, 0, 0, 0, 0);
   if (len == sizeof value.u64) hz = value.u64;
   else if (len == sizeof value.u32) hz = value.u32;
   else return judged(j, source, PERSECOND_NOT_A_NUMBER, 0, 0, 0, 0, 0);
   if (hz < PERSECOND_MIN || hz > PERSECOND_MAX)
     return judged(j, source, PERSECOND_IMPLAUSIBLE, 0, 0, 0, 0, 0);
-  *out = (long long)hz;
+  *out = (long long) hz;
   return judged(j, source, PERSECOND_ACCEPTED, 0, 0, 0, 0, *out);
 }
 #endif
+
+#ifdef _WIN32
+/* Windows has no /etc, /sys or /proc: processor 0's "~MHz" instead. */
+static int persecond_from_registry(const struct judge *j, long long *out)
+{
+  int found = cpucycles_persecond_from_registry(HKEY_LOCAL_MACHINE,
+                                                CPUCYCLES_REGISTRY_CPU0,
+                                                out) == 0;
+  return judged(j, "registry ~MHz of CentralProcessor\\0",
+                found ? PERSECOND_ACCEPTED : PERSECOND_ABSENT, 0, 0, -1, 0,
+                *out);
+}
+#endif
+
+#define CPU0 "/sys/devices/system/cpu/cpu0"
+
+/* Sources 1 to 5, under the root. */
+static int persecond_from_files(const struct judge *j, long long *out)
+{
+  if (persecond_from_file(j, "/etc/cpucyclespersecond", PERSECOND_SETTING,
+                          0, out) == 0
+      || persecond_from_file(j, CPU0 "/cpufreq/scaling_setspeed",
+                             PERSECOND_INTEGER, 3, out) == 0
+      || persecond_from_file(j, CPU0 "/cpufreq/scaling_max_freq",
+                             PERSECOND_INTEGER, 3, out) == 0
+      || persecond_from_file(j, CPU0 "/clock_tick", PERSECOND_INTEGER, 0,
+                             out) == 0)
+    return 0;
+  return persecond_from_cpuinfo(j, out);
+}
 
 static int persecond_from_env(const struct judge *j, const char *envvalue,
                               long long *out)
@@ -532,8 +457,6 @@ static int persecond_from_env(const struct judge *j, const char *envvalue,
   v = parse_verdict(envvalue, len, PERSECOND_SETTING, 0, out);
   return judged(j, name, v, envvalue, len, 0, 0, *out);
 }
-
-#define CPU0 "/sys/devices/system/cpu/cpu0"
 
 long long cpucycles_persecond_estimate(const char *root, const char *envvalue)
 {
@@ -552,43 +475,20 @@ long long cpucycles_persecond_estimate_reported(const char *root,
   j.report = report;
   j.arg = arg;
 #ifdef _WIN32
-  /* Windows has no /etc, /sys or /proc: the registry's "~MHz" of
-   * processor 0, then the variable, then the default.  A fixture root
-   * (tests) is read as on every other system. */
-  if (!*j.root) {
-    int found = cpucycles_persecond_from_registry(HKEY_LOCAL_MACHINE,
-                                                  CPUCYCLES_REGISTRY_CPU0,
-                                                  &result) == 0;
-    judged(&j, "registry ~MHz of CentralProcessor\\0",
-           found ? PERSECOND_ACCEPTED : PERSECOND_ABSENT, 0, 0, -1, 0, result);
-    if (found) return result;
-    if (persecond_from_env(&j, envvalue, &result) == 0)
-      return result;
-    judged(&j, "default", PERSECOND_ACCEPTED, 0, 0, 0, 0,
-           CPUCYCLES_PERSECOND_DEFAULT);
-    return CPUCYCLES_PERSECOND_DEFAULT;
-  }
+  /* A fixture root (tests) is read as on every other system. */
+  if (!*j.root ? persecond_from_registry(&j, &result) == 0
+               : persecond_from_files(&j, &result) == 0)
+    return result;
+#else
+  if (persecond_from_files(&j, &result) == 0) return result;
 #endif
-  if (persecond_from_setting_file(&j, "/etc/cpucyclespersecond", &result) == 0)
-    return result;
-  if (persecond_from_sysfs(&j, CPU0 "/cpufreq/scaling_setspeed", 3,
-                           &result) == 0)
-    return result;
-  if (persecond_from_sysfs(&j, CPU0 "/cpufreq/scaling_max_freq", 3,
-                           &result) == 0)
-    return result;
-  if (persecond_from_sysfs(&j, CPU0 "/clock_tick", 0, &result) == 0)
-    return result;
-  if (persecond_from_cpuinfo(&j, &result) == 0)
-    return result;
 #ifdef HAVE_SYSCTLBYNAME
   /* sysctl cannot be redirected under a fixture root: real system only. */
   if (!*j.root
       && persecond_from_sysctl(&j, "sysctl hw.cpufrequency", &result) == 0)
     return result;
 #endif
-  if (persecond_from_env(&j, envvalue, &result) == 0)
-    return result;
+  if (persecond_from_env(&j, envvalue, &result) == 0) return result;
 #ifdef HAVE_SYSCTLBYNAME
   if (!*j.root
       && persecond_from_sysctl(&j, "sysctl machdep.tsc_freq", &result) == 0)

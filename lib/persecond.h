@@ -1,8 +1,6 @@
-/* The CPU frequency estimate behind cpucycles_persecond().
- *
- * Sources are tried in a fixed order (doc/persecond.md); every value is
- * parsed strictly and checked for plausibility, and a source that fails
- * falls through to the next.  No heap, no stdio, no child processes. */
+/* The CPU frequency estimate behind cpucycles_persecond(): sources in a
+ * fixed order (doc/persecond.md), every value parsed strictly and checked
+ * for plausibility, a failing source falling through to the next. */
 #ifndef CPUCYCLES_PERSECOND_H
 #define CPUCYCLES_PERSECOND_H
 
@@ -11,12 +9,10 @@
 /* Close to multiples of 24 MHz, 25 MHz and 19.2 MHz, the common crystals. */
 #define CPUCYCLES_PERSECOND_DEFAULT 2399987654LL
 
-/* root: prefix prepended to /etc, /proc and /sys paths ("" = the real system;
-   tests pass a fixture dir; NULL is taken as "").  The sysctl sources are
-   consulted only for the real system (root ""), since they cannot be
-   redirected.  envvalue: the value of the environment variable
-   cpucyclespersecond, or NULL when unset (the caller reads it with
-   secure_getenv).  Never returns <= 0. */
+/* root: prefix of the /etc, /proc and /sys paths ("" or NULL: the real
+   system, the only one whose sysctls are read; tests pass a fixture).
+   envvalue: the variable cpucyclespersecond, NULL when unset (the caller
+   reads it with secure_getenv).  Never returns <= 0. */
 long long cpucycles_persecond_estimate(const char *root, const char *envvalue);
 
 /* What became of one source, for cpucycles-info --explain. */
@@ -30,13 +26,11 @@ enum persecond_verdict {
 };
 
 struct persecond_source {
-  /* The file's path under the root ("/etc/cpucyclespersecond"), the
-   * variable ("cpucyclespersecond"), the sysctl ("sysctl hw.cpufrequency")
-   * or "default" (CPUCYCLES_PERSECOND_DEFAULT, when nothing else gave a
-   * value). */
+  /* the path under the root, the variable's name, "sysctl NAME", or
+   * "default" (CPUCYCLES_PERSECOND_DEFAULT, when nothing else answered) */
   const char *source;
   enum persecond_verdict verdict;
-  const char *text;       /* what was judged, text[0..len): not NUL- */
+  const char *text;       /* what was judged, text[0..len), not NUL- */
   size_t len;             /* terminated; NULL when there is no text */
   const char *unit;       /* the unit the text is read in: "Hz", "kHz", "MHz" */
   int error;              /* errno, PERSECOND_UNREADABLE */
@@ -49,23 +43,18 @@ typedef void persecond_report_fn(const struct persecond_source *source,
                                  void *arg);
 
 /* cpucycles_persecond_estimate, reporting each source tried to report
- * (with arg) when report is not NULL.  Same sources, same result. */
+ * (with arg) when report is not NULL. */
 long long cpucycles_persecond_estimate_reported(const char *root,
                                                 const char *envvalue,
                                                 persecond_report_fn *report,
                                                 void *arg);
 
-/* The forms a frequency is written in (doc/persecond.md).  ws is space,
-   tab, CR or LF.
-   PERSECOND_INTEGER, written by the kernel into sysfs:
-     digits [ws...]
-   PERSECOND_DECIMAL, written by the kernel into /proc/cpuinfo:
-     digits ["." digits] [ws...]
-   PERSECOND_SETTING, written by a person into /etc/cpucyclespersecond or
-   the cpucyclespersecond variable:
+/* The forms a frequency is written in (ws: space, tab, CR or LF):
+   PERSECOND_INTEGER, the kernel's in sysfs:  digits [ws...]
+   PERSECOND_DECIMAL, the kernel's in /proc/cpuinfo:  digits ["." digits] [ws...]
+   PERSECOND_SETTING, a person's (/etc/cpucyclespersecond, the variable):
      [ws...] digits ["." digits] [("e"|"E") ["+"|"-"] digits] [ws anything]
-   i.e. blanks around the number, a fraction, an exponent, and after at
-   least one ws character a comment that is not read.
+     (after at least one ws, a comment that is not read).
    No form has a sign on the number, hex, "nan", "inf", a lone "." at
    either end, or junk glued to the number. */
 enum {
@@ -74,12 +63,12 @@ enum {
   PERSECOND_SETTING = 2
 };
 
-/* The strict parser shared by every text source: text[0..len) in the
-   given form, multiplied by 10^unit Hz (unit 0 Hz, 3 kHz, 6 MHz; outside
-   [0, 9] refused).  The exact value must lie in [1e6, 1e11] Hz.  Returns 0
-   and stores it rounded to the nearest integer (halves up) in *out, or
-   returns -1 and leaves *out alone.  Exact decimal arithmetic on integers:
-   locale-independent, no floating point, no overflow on any input. */
+/* The strict parser of every text source: text[0..len) in the given form,
+   times 10^unit Hz (0 Hz, 3 kHz, 6 MHz; outside [0, 9] refused), whose
+   exact value must lie in [1e6, 1e11] Hz.  Returns 0 and stores it rounded
+   to the nearest integer (halves up) in *out, or returns -1 and leaves *out
+   alone.  Exact integer arithmetic: locale-independent, no floating point,
+   no overflow on any input. */
 int cpucycles_persecond_parse(const char *text, size_t len, int form,
                               int unit, long long *out);
 

@@ -16,30 +16,24 @@
 #include "readfile.h"
 
 #ifdef _WIN32
-/* mingw-w64: Windows' name for close-on-exec, and no text-mode
- * translation.  No terminal or FIFO can stand at a path there.  (The
- * library reads files on Windows only under a fixture root: tests.) */
+/* mingw-w64: Windows' close-on-exec, no text-mode translation; no terminal
+ * or FIFO stands at a path.  Files are read there only under a fixture
+ * root (tests). */
 #define O_CLOEXEC (O_NOINHERIT | O_BINARY)
 #define O_NOCTTY 0
 #define O_NONBLOCK 0
+#define AT_FDCWD (-100)
+#define openat(dirfd, path, flags) ((void) (dirfd), open(path, flags))
 #endif
 
 #define OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
 
-/* path (relative to directory dirfd, where there are such directories),
- * again when a signal interrupted the open, CPUCYCLES_EINTR_TRIES times
- * at most. */
 static int open_retrying(int dirfd, const char *path)
 {
   int fd = -1, tries;
 
   for (tries = 0; tries < CPUCYCLES_EINTR_TRIES; tries++) {
-#ifdef _WIN32
-    (void) dirfd;
-    fd = open(path, OPEN_FLAGS);
-#else
-    fd = dirfd == AT_FDCWD ? open(path, OPEN_FLAGS) : openat(dirfd, path, OPEN_FLAGS);
-#endif
+    fd = openat(dirfd, path, OPEN_FLAGS);
     if (fd >= 0 || errno != EINTR) break;
   }
   return fd;
@@ -55,10 +49,9 @@ int cpucycles_openat_retrying(int dirfd, const char *path)
 /* How long ROOT followed by PATH may be, NUL included: Linux's PATH_MAX. */
 #define JOINED_PATH_BYTES 4096
 
-/* ROOT followed by PATH, joined in a buffer of its own, for a fixture
- * root (tests, cpucycles-info's CPUCYCLES_INFO_ROOT).  Not inlined: the
- * library's first call reads the real system, and its stack, which may
- * be a small thread's, never holds the buffer. */
+/* ROOT followed by PATH, for a fixture root (tests, CPUCYCLES_INFO_ROOT).
+ * Not inlined: the library's first call reads the real system, and its
+ * stack, which may be a small thread's, never holds the buffer. */
 static __attribute__((noinline)) int open_joined(const char *root, size_t rootlen,
                                                  const char *path, size_t pathlen)
 {
@@ -66,30 +59,19 @@ static __attribute__((noinline)) int open_joined(const char *root, size_t rootle
 
   memcpy(full, root, rootlen);
   memcpy(full + rootlen, path, pathlen + 1);
-#ifdef _WIN32
-  return open_retrying(-1, full);
-#else
   return open_retrying(AT_FDCWD, full);
-#endif
 }
 
 int cpucycles_open_under(const char *root, const char *path)
 {
-  size_t rootlen, pathlen;
+  size_t rootlen = root ? strlen(root) : 0, pathlen = strlen(path);
 
-  if (!root) root = "";
-  rootlen = strlen(root);
-  pathlen = strlen(path);
   if (rootlen + pathlen + 1 > JOINED_PATH_BYTES) {
     errno = ENAMETOOLONG;
     return -1;
   }
   if (rootlen > 0) return open_joined(root, rootlen, path, pathlen);
-#ifdef _WIN32
-  return open_retrying(-1, path);
-#else
   return open_retrying(AT_FDCWD, path);
-#endif
 }
 
 ssize_t cpucycles_read_retrying(int fd, char *buf, size_t len)
@@ -107,16 +89,12 @@ ssize_t cpucycles_read_retrying(int fd, char *buf, size_t len)
 ssize_t cpucycles_read_fd_start(int fd, char *buf, size_t size, int *full)
 {
   size_t have = 0;
+  ssize_t r = 1;
 
-  *full = 0;
-  for (;;) {
-    ssize_t r;
-    if (have == size) { *full = 1; return (ssize_t) have; }
-    r = cpucycles_read_retrying(fd, buf + have, size - have);
-    if (r < 0) return -1;
-    if (r == 0) return (ssize_t) have;
+  while (have < size && (r = cpucycles_read_retrying(fd, buf + have, size - have)) > 0)
     have += (size_t) r;
-  }
+  *full = have == size;
+  return r < 0 ? -1 : (ssize_t) have;
 }
 
 ssize_t cpucycles_read_file_start(const char *root, const char *path,
@@ -127,6 +105,46 @@ ssize_t cpucycles_read_file_start(const char *root, const char *path,
 
   if (fd < 0) return -1;
   result = cpucycles_read_fd_start(fd, buf, size, full);
+  close(fd);
+  return result;
+}
+
+int cpucycles_read_lines(const char *root, const char *path, size_t limit,
+                         char *buf, size_t size, cpucycles_line_fn *line,
+                         void *arg)
+{
+  size_t have = 0, total = 0;
+  int skipping = 0, stop = 0, result = 0;
+  int fd = cpucycles_open_under(root, path);
+
+  if (fd < 0) return -1;
+  while (total < limit) {
+    size_t want = size - have, start = 0;
+    const char *newline;
+    ssize_t r;
+
+    if (want > limit - total) want = limit - total;
+    r = cpucycles_read_retrying(fd, buf + have, want);
+    if (r < 0) { result = -2; break; }
+    have += (size_t) r;
+    total += (size_t) r;
+    while (!stop && (newline = memchr(buf + start, '\n', have - start))) {
+      size_t len = (size_t) (newline - (buf + start));
+      if (skipping) skipping = 0;
+      else stop = line(buf + start, len, arg);
+      start += len + 1;
+    }
+    if (!stop && r == 0 && !skipping && start < have)
+      stop = line(buf + start, have - start, arg);
+    if (stop || r == 0) break;
+    if (start == 0 && have == size) {   /* a line longer than buf */
+      skipping = 1;
+      have = 0;
+      continue;
+    }
+    memmove(buf, buf + start, have - start);
+    have -= start;
+  }
   close(fd);
   return result;
 }

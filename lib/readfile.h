@@ -1,26 +1,21 @@
-/* readfile.h: reading the small files of /etc, /proc and /sys, under a
- * root directory that tests replace with a fixture tree.  No heap, no
- * stdio (fopen allocates): open(O_CLOEXEC) and read() into the caller's
- * buffer.
- *
- * Internal to the library: not exported from the shared library. */
+/* readfile.h: the small files of /etc, /proc and /sys, under a root that
+ * tests replace with a fixture tree.  No heap and no stdio (fopen
+ * allocates): open(O_CLOEXEC) and read() into the caller's buffer.
+ * Internal to the library. */
 #ifndef CPUCYCLES_READFILE_H
 #define CPUCYCLES_READFILE_H
 
 #include <stddef.h>
 #include <sys/types.h>
 
-/* How many times a system call that a signal interrupted (EINTR) is
- * made again before the source is given up.  A signal can interrupt a
- * call now and then, but a seccomp filter may answer EINTR to every call
- * of a kind: retrying forever would hang the first call. */
+/* How many times a call that a signal interrupted (EINTR) is made again.
+ * A seccomp filter may answer EINTR to every call of a kind: retrying
+ * forever would hang the first call. */
 #define CPUCYCLES_EINTR_TRIES 100
 
 /* ROOT followed by PATH (root "" or NULL: the real system), opened
- * read-only, close-on-exec, without becoming the controlling terminal,
- * non-blocking (a FIFO planted there must not hang the first call;
- * regular, proc and sysfs files ignore the flag), again when a signal
- * interrupts the open (CPUCYCLES_EINTR_TRIES times in all at most).
+ * read-only, close-on-exec, without becoming the controlling terminal and
+ * non-blocking (a FIFO planted there must not hang the first call).
  * Returns the descriptor, or -1 with errno set. */
 int cpucycles_open_under(const char *root, const char *path);
 
@@ -29,19 +24,27 @@ int cpucycles_open_under(const char *root, const char *path);
 int cpucycles_openat_retrying(int dirfd, const char *path);
 #endif
 
-/* read(2), again when a signal interrupts it (CPUCYCLES_EINTR_TRIES
- * times in all at most: then -1 with errno EINTR). */
+/* read(2), made again on EINTR (then -1 with errno EINTR). */
 ssize_t cpucycles_read_retrying(int fd, char *buf, size_t len);
 
-/* The start of open file fd into buf, until end of file or until buf is
- * full, as cpucycles_read_file_start() reads; fd is left open. */
+/* The start of fd, or of ROOT/PATH, into buf until end of file or until
+ * buf is full (*full then says the file may go on; short reads are normal
+ * for proc and sysfs).  Returns the length read, or -1 on error.  buf is
+ * not NUL-terminated; fd is left open. */
 ssize_t cpucycles_read_fd_start(int fd, char *buf, size_t size, int *full);
-
-/* The start of ROOT/PATH into buf, until end of file or until buf is full
- * (short reads are normal for proc and sysfs).  Returns the length read,
- * or -1 on error; *full says whether buf filled up (the file may go on).
- * buf is not NUL-terminated. */
 ssize_t cpucycles_read_file_start(const char *root, const char *path,
                                   char *buf, size_t size, int *full);
+
+/* Called with each line, without its newline; nonzero stops the reading. */
+typedef int cpucycles_line_fn(const char *line, size_t len, void *arg);
+
+/* The lines of ROOT/PATH among its first limit bytes, read through
+ * buf[size] (on the first call's stack, which may be a small thread's).
+ * A line longer than buf is skipped whole, a line cut by the limit is not
+ * passed, the last line may lack its newline.  Returns 0; -1 with errno
+ * when the file cannot be opened, -2 when a read failed part way. */
+int cpucycles_read_lines(const char *root, const char *path, size_t limit,
+                         char *buf, size_t size, cpucycles_line_fn *line,
+                         void *arg);
 
 #endif

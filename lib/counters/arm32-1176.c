@@ -1,15 +1,10 @@
-/* arm32-1176: the cycle counter (CCNT) of the ARM1176 (the Raspberry Pi 1
- * and Zero), read with mrc p15, 0, Rt, c15, c12, 1.  An on-core cycle
- * counter of 32 bits, extended by the library.
- *
- * User mode may read it only when the kernel enabled user access to the
- * system performance monitor (the V bit of the c15 access validation
- * control register): otherwise the mrc is undefined and the kernel sends
- * SIGILL, which the probe catches.  On other ARM CPUs the same encoding is
- * IMPLEMENTATION DEFINED: undefined (SIGILL) on the Cortex-A cores; if some
- * core answered with a value that does not move, the probe drops it.
- *
- * ARM state or Thumb-2 only: Thumb-1 has no coprocessor instructions. */
+/* arm32-1176: CCNT, the 32-bit cycle counter of the ARM1176 (Raspberry Pi
+ * 1 and Zero), mrc p15, 0, Rt, c15, c12, 1; extended to 64 bits by the
+ * library.  User mode may read it only when the kernel set the V bit of
+ * the c15 access validation register: otherwise SIGILL, caught by the
+ * probe.  On other cores the encoding is IMPLEMENTATION DEFINED (SIGILL on
+ * Cortex-A; a value that does not move is dropped by the probe).
+ * ARM or Thumb-2 only: Thumb-1 has no coprocessor instructions. */
 #if !defined(__arm__) || defined(__aarch64__)
 #error "arm32-1176 needs a 32-bit ARM CPU"
 #endif

@@ -1,16 +1,11 @@
 /* arm32-cortex: PMCCNTR, the 32-bit cycle counter of the ARMv7 PMU
- * (Cortex-A), read with mrc p15, 0, Rt, c9, c13, 0.  An on-core cycle
- * counter; only its low 32 bits exist, and the library extends them.
- *
- * User mode may read it only when PMUSERENR.EN is set, which stock Linux
- * does not do (a kernel module or a patched kernel must).  PMUSERENR itself
- * is readable from user mode on ARMv7, so setup looks at it first instead
- * of provoking SIGILL; and PMCNTENSET.C tells whether the counter runs at
- * all.  If PMCR.D is set it ticks every 64 cycles: a coarse step, which
- * this counter cannot correct, so such a system measures 1/64 of the
- * cycles (documented in doc/counters.md).
- *
- * ARM state or Thumb-2 only: Thumb-1 has no coprocessor instructions. */
+ * (Cortex-A), mrc p15, 0, Rt, c9, c13, 0; extended to 64 bits by the
+ * library.  User mode may read it only when PMUSERENR.EN is set (stock
+ * Linux does not); PMUSERENR itself is readable from user mode, so setup
+ * asks it, and PMCNTENSET.C (whether the counter runs), instead of
+ * provoking SIGILL.  With PMCR.D set it ticks every 64 cycles, which this
+ * counter cannot correct (doc/counters.md).
+ * ARM or Thumb-2 only: Thumb-1 has no coprocessor instructions. */
 #if !defined(__arm__) || defined(__aarch64__)
 #error "arm32-cortex needs a 32-bit ARM CPU"
 #endif

@@ -1,12 +1,9 @@
-/* arm64-pmc: PMCCNTR_EL0, the 64-bit cycle counter of the ARMv8 PMU, read
- * with mrs.  An on-core cycle counter.
- *
- * User mode may read it only when the kernel has set PMUSERENR_EL0.EN (or
- * .CR); stock Linux does not, so the mrs traps and the kernel sends SIGILL,
- * which the probe catches.  Even when readable it counts only when
- * PMCR_EL0.E and PMCNTENSET_EL0.C are set: otherwise the reads never move
- * and the probe drops the counter.  PMCR_EL0.D (count every 64th cycle)
- * shows up as a coarse step, not as a wrong rate. */
+/* arm64-pmc: PMCCNTR_EL0, the 64-bit cycle counter of the ARMv8 PMU.  User
+ * mode may read it only when the kernel set PMUSERENR_EL0.EN (or .CR),
+ * which stock Linux does not: the mrs traps (SIGILL, caught by the probe).
+ * It counts only when PMCR_EL0.E and PMCNTENSET_EL0.C are set, else the
+ * probe drops the still reads; PMCR_EL0.D (every 64th cycle) shows as a
+ * coarse step, not a wrong rate. */
 #if !defined(__aarch64__)
 #error "arm64-pmc needs an ARMv8 CPU in AArch64 state"
 #endif

@@ -1,18 +1,12 @@
-/* arm64-vct: CNTVCT_EL0, the virtual count of the ARMv8 generic timer, read
- * with mrs.  A constant-rate clock beside the core, so an off-core counter,
- * scaled by the CPU frequency estimate over CNTFRQ_EL0.
- *
- * CNTFRQ_EL0 holds the timer's frequency as the firmware programmed it:
- * the architecture does not check it, and firmware has been known to leave
- * it 0 or wrong, so setup believes it only inside a plausible range (1 MHz
- * to 10 GHz: common values are 19.2, 24, 25, 50, 100 MHz and, from ARMv8.6,
- * 1 GHz) and refuses another value; where it is 0 (not programmed), the
- * timer's rate is unknown and the probe measures its multiplier, as
- * libcpucycles does for every timer.  Linux sets CNTKCTL_EL1.EL0VCTEN, so user mode may read both
- * registers on every Linux kernel (macOS too): there the counter asks
- * nothing and nothing is caught; elsewhere a kernel that does not would
- * send SIGILL, and the probe runs setup and reads with it caught.  The isb keeps the read from being taken early,
- * as the kernel's own __arch_counter_get_cntvct() does. */
+/* arm64-vct: CNTVCT_EL0, the virtual count of the ARMv8 generic timer, an
+ * off-core counter scaled by the CPU frequency over CNTFRQ_EL0.  Firmware
+ * programs CNTFRQ_EL0 unchecked and has left it 0 or wrong: a value outside
+ * 1 MHz..10 GHz (common: 19.2, 24, 25, 50, 100 MHz, 1 GHz from ARMv8.6) is
+ * refused, and 0 leaves the rate to the probe's measured multiplier, as
+ * libcpucycles does for every timer.  Linux and macOS set
+ * CNTKCTL_EL1.EL0VCTEN, so there the counter asks nothing; elsewhere a
+ * trap is caught.  The isb keeps the read from being taken early, as in
+ * the kernel's __arch_counter_get_cntvct(). */
 #if !defined(__aarch64__)
 #error "arm64-vct needs an ARMv8 CPU in AArch64 state"
 #endif

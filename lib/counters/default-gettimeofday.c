@@ -1,7 +1,7 @@
-/* default-gettimeofday: wall-clock microseconds, scaled to cycles by the
- * CPU frequency estimate.  The last resort before default-zero: everywhere,
- * but coarse and subject to clock steps.  Where the process disabled
- * RDTSC, the clock is read with the system call (see osclock.h). */
+/* default-gettimeofday: wall-clock microseconds, scaled by the CPU
+ * frequency; the last resort before default-zero, coarse and subject to
+ * clock steps.  Where the process disabled RDTSC, read with the system
+ * call (osclock.h). */
 #include <errno.h>
 #include "counter.h"
 #include "osclock.h"

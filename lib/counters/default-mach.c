@@ -1,16 +1,9 @@
-/* default-mach: mach_absolute_time() on macOS and iOS, a system timer that
- * user space reads without a system call (the commpage), scaled by the CPU
- * frequency estimate over its rate.  mach_timebase_info() gives the rate
- * as the fraction numer/denom of nanoseconds per tick: 1/1 on Intel Macs
- * (a 1 GHz count), 125/3 on Apple silicon (the 24 MHz system counter).
- *
- * An off-core counter: a timer beside the cores, whose ratio to the CPU
- * clock the probe checks (k/2^j) as for arm64-vct, the same hardware seen
- * through the OS on Apple silicon.
- *
- * Never run by this project: it is compiled for Darwin targets against
- * declarations that match the SDK's (tests/check-darwin.sh), nothing more
- * (doc/counters.md). */
+/* default-mach: mach_absolute_time() on macOS and iOS (the commpage, no
+ * system call), off-core, scaled by the CPU frequency over its rate:
+ * mach_timebase_info() gives numer/denom nanoseconds per tick, 1/1 on
+ * Intel Macs, 125/3 on Apple silicon (the 24 MHz system counter, the
+ * hardware of arm64-vct).  Only compiled, against declarations matching
+ * the SDK's (tests/check-darwin.sh), never run here (doc/counters.md). */
 #if !defined(__APPLE__) || !defined(__MACH__)
 #error "default-mach needs macOS or iOS (mach_absolute_time)"
 #endif

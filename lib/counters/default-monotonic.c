@@ -1,12 +1,10 @@
 /* default-monotonic: clock_gettime(CLOCK_MONOTONIC) in nanoseconds, scaled
- * to cycles by the CPU frequency estimate.  Configure only shows that the
- * libc declares the clock; the running kernel may still refuse it (an old
- * kernel under a new libc), so setup asks it once at run time.  Where the
- * process disabled RDTSC, the clock is read with the system call (see
- * osclock.h). */
+ * by the CPU frequency.  A libc may declare the clock that an old kernel
+ * refuses: setup asks it once.  Where the process disabled RDTSC, the
+ * clock is read with the system call (osclock.h). */
 #ifdef _WIN32
-/* mingw-w64's clock_gettime is winpthread's, a DLL the library does not
- * link: default-qpc reads the same QueryPerformanceCounter directly. */
+/* mingw-w64's clock_gettime is winpthread's DLL; default-qpc reads the
+ * same QueryPerformanceCounter directly. */
 #error "default-monotonic: on Windows, default-qpc"
 #endif
 

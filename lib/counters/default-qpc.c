@@ -1,13 +1,8 @@
-/* default-qpc: Windows' QueryPerformanceCounter, at the rate
- * QueryPerformanceFrequency states, scaled to cycles by the CPU frequency
- * estimate.  Microsoft's recommended high-resolution time stamp: the same
- * on every processor, unaffected by power states, monotonic, and it does
- * not wrap within centuries.  Windows reads it from the TSC where the TSC
- * is invariant and synchronised (usually at a 10 MHz rate, the TSC divided
- * down), else from a platform timer (HPET, ACPI PM timer) at that timer's
- * rate.  The frequency is fixed at boot, so asking once suffices.  An OS
- * clock to the probe: penalty 200, and its rate is never held against the
- * CPU frequency (doc/counters.md). */
+/* default-qpc: QueryPerformanceCounter at the rate QueryPerformanceFrequency
+ * states (fixed at boot), scaled by the CPU frequency: Windows' recommended
+ * time stamp, the same on every processor, monotonic, unaffected by power
+ * states; read from the invariant TSC divided down (usually 10 MHz), else
+ * from HPET or the ACPI PM timer.  An OS clock to the probe. */
 #ifndef _WIN32
 #error "default-qpc needs Windows"
 #endif

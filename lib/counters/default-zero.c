@@ -1,6 +1,5 @@
-/* default-zero: always answers 0.  Chosen only when every other counter
- * failed, so that cpucycles() never fails; cpucycles_implementation() then
- * says "default-zero" and the caller can tell. */
+/* default-zero: 0, chosen only when every other counter failed, so that
+ * cpucycles() never fails and cpucycles_implementation() says so. */
 #include "counter.h"
 
 static long long zero_read(void)

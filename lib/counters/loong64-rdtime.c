@@ -1,19 +1,11 @@
-/* loong64-rdtime: the stable counter of a LoongArch64 CPU, read with
- * rdtime.d.  It ticks at a constant frequency beside the core: off-core,
- * scaled by the CPU frequency estimate over that frequency.
- *
- * The frequency comes from cpucfg (unprivileged), as Linux's
- * calc_const_freq() computes it: word 2 bit 14 (LLFTP) says the constant
- * timer exists, word 4 is its base frequency in Hz, word 5 holds a
- * multiplier (bits 15:0) and divisor (bits 31:16); frequency =
- * base * mul / div, believed only between 1 MHz and 10 GHz.  Where CPUCFG
- * gives none (a zero word), the rate is unknown and the probe measures
- * the multiplier, as libcpucycles does for every timer.
- *
- * Written from the LoongArch reference manual and Linux's
- * arch/loongarch/kernel/time.c.  Debian 12 has no LoongArch gcc or C
- * library: tests/check-cross.sh compiles this file alone with clang 19 and
- * runs it under qemu-loongarch64 (doc/counters.md); not run on hardware. */
+/* loong64-rdtime: the stable counter, rdtime.d: off-core, scaled by the
+ * CPU frequency over its constant rate, computed from cpucfg as Linux's
+ * calc_const_freq() does: word 2 bit 14 (LLFTP) says the timer exists,
+ * word 4 is its base frequency in Hz, word 5 a multiplier (bits 15:0) and
+ * divisor (31:16).  Believed between 1 MHz and 10 GHz; a zero word leaves
+ * the rate to the probe's measured multiplier.  Both are unprivileged.
+ * Debian 12 has no LoongArch toolchain: tests/check-cross.sh builds this
+ * file with clang and runs it under qemu (doc/counters.md). */
 #if !defined(__loongarch__) || !defined(__loongarch64)
 #error "loong64-rdtime needs a 64-bit LoongArch CPU"
 #endif
@@ -48,7 +40,6 @@ static int rdtime_setup(struct counter_info *info)
   f = base == 0 || mul == 0 || div == 0 ? 0 : base * mul / div;
   if (f != 0 && (f < RDTIME_MIN_HZ || f > RDTIME_MAX_HZ))
     return counter_refuse(info, "CPUCFG gives an implausible timer frequency", 0);
-  /* rdtime.d and cpucfg are unprivileged: nothing to catch */
   info->kind = COUNTER_OFFCORE;
   info->frequency = (long long) f;
   info->rate_unknown = f == 0;

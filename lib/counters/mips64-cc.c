@@ -1,18 +1,10 @@
-/* mips64-cc: the CP0 Count register of a MIPS64 Release 2 (or later) CPU,
- * read in user mode with rdhwr $2 (hardware register CC).  An on-core
- * counter of 32 bits, extended to 64 by the library.
- *
- * Count does not necessarily tick every cycle: it ticks once every CCRes
- * cycles (hardware register 3), and CCRes is 2 on most cores.  So setup
- * reads CCRes and each read multiplies by it, modulo 2^32: since
- * (count + k*2^32) * CCRes = count * CCRes (mod 2^32), the result is the
- * low 32 bits of the cycle count, in steps of CCRes, and the 32-to-64-bit
- * wrapper extends it as it extends any 32-bit cycle counter.  A CCRes
- * outside 1..64 is not believed.
- *
- * rdhwr $2 and $3 are allowed in user mode when the kernel sets HWREna.CC
- * and HWREna.CCRes, which Linux does on Release 2 CPUs; elsewhere rdhwr
- * raises a reserved-instruction exception (SIGILL, caught by the probe). */
+/* mips64-cc: the CP0 Count register of a MIPS64 Release 2 CPU, rdhwr $2,
+ * a 32-bit on-core counter extended to 64 bits by the library.  Count
+ * ticks once every CCRes cycles (rdhwr $3; 2 on most cores), so each read
+ * multiplies by CCRes modulo 2^32: (count + k*2^32) * CCRes is the low 32
+ * bits of the cycle count, which the 32-bit wrapper extends.  A CCRes
+ * outside 1..64 is not believed.  Linux sets HWREna.CC and .CCRes on
+ * Release 2; elsewhere rdhwr raises SIGILL, caught by the probe. */
 #if !defined(__mips__) || !defined(__mips64)
 #error "mips64-cc needs a 64-bit MIPS CPU"
 #endif

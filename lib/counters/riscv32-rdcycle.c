@@ -1,9 +1,6 @@
 /* riscv32-rdcycle: the 64-bit cycle count of a 32-bit RISC-V CPU, read as
- * two halves with rdcycleh/rdcycle (upper half read again until it holds
- * still).  An on-core cycle counter of 64 bits.
- *
- * User access is the kernel's decision as for riscv64-rdcycle: SIGILL from
- * Linux 6.6 on unless kernel.perf_user_access is 2, which setup asks. */
+ * rdcycleh/rdcycle until the upper half holds still.  User access as for
+ * riscv64-rdcycle. */
 #if !defined(__riscv) || __riscv_xlen != 32
 #error "riscv32-rdcycle needs a 32-bit RISC-V CPU"
 #endif
@@ -38,8 +35,6 @@ static long long rdcycle_read(void)
   return (long long) (((unsigned long long) hi << 32) | lo);
 }
 
-/* Asks kernel.perf_user_access (rdpmc.h): refused where the kernel says
- * no, caught where there is no such setting. */
 static int rdcycle_setup(struct counter_info *info)
 {
   if (cpucycles_rdcycle_access(info) != 0) return -1;

@@ -1,13 +1,9 @@
-/* riscv64-rdcycle: the cycle CSR (0xc00) of a 64-bit RISC-V CPU, read with
- * rdcycle.  An on-core cycle counter of 64 bits.
- *
- * User mode may read it only while the kernel sets scounteren.CY.  Linux
- * did so until 6.6; from 6.6 on it does so only when the sysctl
- * kernel.perf_user_access is 2 (legacy), so by default rdcycle raises an
- * illegal-instruction trap and the kernel sends SIGILL.  Setup asks the
- * sysctl; only without it is the fault caught.  Then riscv64-perfrdcycle
- * (an event mapped by the process, which the default perf_user_access 1
- * allows) or default-perfevent takes over. */
+/* riscv64-rdcycle: the cycle CSR (0xc00), an on-core 64-bit counter.  User
+ * mode may read it only while the kernel sets scounteren.CY: Linux did
+ * until 6.6, and since then only when kernel.perf_user_access is 2, so by
+ * default rdcycle raises SIGILL and riscv64-perfrdcycle or
+ * default-perfevent takes over.  Setup asks the sysctl (rdpmc.h): refused
+ * where the kernel says no, caught where there is no such setting. */
 #if !defined(__riscv) || __riscv_xlen != 64
 #error "riscv64-rdcycle needs a 64-bit RISC-V CPU"
 #endif
@@ -22,8 +18,6 @@ static long long rdcycle_read(void)
   return r;
 }
 
-/* Asks kernel.perf_user_access (rdpmc.h): refused where the kernel says
- * no, caught where there is no such setting. */
 static int rdcycle_setup(struct counter_info *info)
 {
   if (cpucycles_rdcycle_access(info) != 0) return -1;

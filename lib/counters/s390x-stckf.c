@@ -1,15 +1,10 @@
-/* s390x-stckf: the TOD clock, stored with STORE CLOCK FAST (z9-109 and
- * later).  Bit 51 of the TOD clock ticks once a microsecond, so the 64-bit
- * value counts 4096 units per microsecond (4.096e9 per second) whatever
- * the machine; how many of the low bits actually move is
- * model-dependent.  A clock beside the core: off-core, scaled by the CPU
- * frequency estimate over 4.096 GHz.  Unprivileged; STCKF, unlike STCK,
- * does not make the value unique across CPUs, which a timer needs not.
- *
- * The rate is the architecture's (z/Architecture Principles of Operation,
- * "TOD Clock"), not a timer's that must be a small fraction of the CPU
- * clock: the probe scales it whatever the ratio (5.2 GHz over 4.096 GHz on
- * a z15) and does not apply its k/2^j test, as libcpucycles does. */
+/* s390x-stckf: the TOD clock, STORE CLOCK FAST (z9-109 and later).  Bit 51
+ * ticks once a microsecond, so the value counts 4.096e9 units a second on
+ * every machine (z/Architecture Principles of Operation, "TOD Clock"):
+ * off-core, scaled by the CPU frequency over that architectural rate
+ * whatever the ratio (5.2 GHz over 4.096 GHz on a z15), never dropped by
+ * the k/2^j test, as libcpucycles does.  STCKF, unlike STCK, does not make
+ * values unique across CPUs, which a timer needs not. */
 #if !defined(__s390x__)
 #error "s390x-stckf needs a 64-bit z/Architecture CPU"
 #endif

@@ -1,13 +1,8 @@
-/* sparc64-rdtick: the TICK register of a SPARC V9 CPU, read with
- * rd %tick.  SPARC V9 defines its 63-bit counter field as counting
- * processor clock cycles, so it is an on-core cycle counter (the separate
- * STICK register, not read here, is the constant-rate system clock of
- * UltraSPARC III and later).  Bit 63 (NPT) is not part of the count.
- *
- * User mode may read TICK only when NPT is clear; Linux clears it at boot
- * (tick_disable_protection), other kernels may not: then rd traps and the
- * probe catches the signal.  On CPUs that change their clock, TICK changes
- * with it, which is what a cycle counter should do. */
+/* sparc64-rdtick: TICK, rd %tick, counting processor cycles (SPARC V9),
+ * an on-core counter; bit 63 (NPT) is not part of the count (STICK, the
+ * constant-rate clock of UltraSPARC III on, is not read).  User mode may
+ * read it only when NPT is clear, which Linux does at boot
+ * (tick_disable_protection); elsewhere the trap is caught by the probe. */
 #if !defined(__sparc__) || !defined(__arch64__)
 #error "sparc64-rdtick needs a 64-bit SPARC V9 CPU"
 #endif
