@@ -5,7 +5,9 @@
 #include "annotate.h"
 #include "osclock.h"
 #if defined(__linux__) && (defined(__x86_64__) || defined(__i386__))
+#include <string.h>
 #include <sys/prctl.h>
+#include "readfile.h"
 #if defined(PR_GET_TSC) && defined(PR_TSC_SIGSEGV)
 #define ASK_PR_GET_TSC 1
 #endif
@@ -28,6 +30,39 @@ void cpucycles_osclock_setup(void)
   /* Not asked (no TSC counter tried, none to come): the system call,
    * which cannot fault, without asking. */
   if (__atomic_load_n(&rdtsc_state, __ATOMIC_RELAXED) < 0) use_syscall(1);
+#endif
+}
+
+#ifdef ASK_PR_GET_TSC
+static int seccomp_line(const char *line, size_t len, void *arg)
+{
+  static const char key[] = "Seccomp:";
+  size_t i = sizeof key - 1;
+  if (len < i || memcmp(line, key, i) != 0) return 0;
+  while (i < len && (line[i] == ' ' || line[i] == '\t')) i++;
+  *(int *) arg = i + 1 == len && line[i] == '0' ? 0 : 1;
+  return 1;
+}
+
+/* 0 only where /proc/self/status says that no seccomp filter is
+ * installed, so that no filter can answer prctl by killing the process. */
+static int may_be_filtered(void)
+{
+  char buf[64];
+  int filtered = 1;
+  if (cpucycles_read_lines("", "/proc/self/status", 16384, buf, sizeof buf,
+                           seccomp_line, &filtered) != 0)
+    return 1;
+  return filtered;
+}
+#endif
+
+void cpucycles_osclock_choose(void)
+{
+#ifdef ASK_PR_GET_TSC
+  if (__atomic_load_n(&rdtsc_state, __ATOMIC_RELAXED) >= 0) return;
+  if (!may_be_filtered()) cpucycles_rdtsc_state();
+  else cpucycles_osclock_setup();
 #endif
 }
 

@@ -9,12 +9,13 @@
  * kernel says so in advance (PR_GET_TSC, x86 Linux only).  The question
  * belongs to the TSC counters: cpucycles_rdtsc_state() asks it once, for
  * them and for the OS clocks (the probe tries the TSC counters before the
- * OS clocks).  Where nobody asked (a named counter other than the TSC's:
- * a sandbox that kills on prctl must be able to name one), and
- * where the question was refused, nobody knows whether the vDSO would
- * fault: the clocks go to the kernel.  Everywhere else the clocks stay the
- * vDSO's: the hot path gains one predictable branch on a flag that
- * changes only during the first call.
+ * OS clocks).  A named OS clock (no TSC counter tried) asks it too, but
+ * only where /proc/self/status says that no seccomp filter is installed:
+ * a sandbox that kills on prctl must be able to name one.  Where a filter
+ * may stand (or /proc says nothing), and where the question was refused,
+ * nobody knows whether the vDSO would fault: the clocks go to the kernel.
+ * Everywhere else the clocks stay the vDSO's: the hot path gains one
+ * predictable branch on a flag that changes only during the first call.
  *
  * Internal to the library. */
 #ifndef CPUCYCLES_OSCLOCK_H
@@ -34,6 +35,11 @@ extern int cpucycles_osclock_use_syscall;
  * counters' fallback clock, extend32): where the TSC question was not
  * asked, the flag is set, without asking. */
 void cpucycles_osclock_setup(void);
+
+/* The OS clock counters' setup: where the TSC question was not asked yet
+ * (a named OS clock), ask it if no seccomp filter can be in the way, else
+ * as cpucycles_osclock_setup(). */
+void cpucycles_osclock_choose(void);
 
 /* What the kernel says about RDTSC in this process, asked once (the flag
  * follows the answer): allowed (and off x86, where there is no such

@@ -88,6 +88,20 @@ no_catcher() {
   fi
 }
 
+# On x86-64 the OS clocks read through the vDSO unless RDTSC is disabled
+# or a seccomp filter may stand between the library and prctl (strace
+# installs none): a named OS clock's reads make no clock system call.
+# vdso_reads LABEL OBSERVED-FILE
+vdso_reads() {
+  [ "$(uname -m)" = x86_64 ] || return 0
+  case $chosen in default-monotonic|default-gettimeofday) ;; *) return 0 ;; esac
+  grep -q '^Seccomp:[[:space:]]*0$' /proc/self/status 2>/dev/null || return 0
+  if grep -qxE 'clock_gettime|gettimeofday' "$2"; then
+    echo "FAIL: $1: reads through the system call, not the vDSO"
+    failed=1
+  fi
+}
+
 # run LABEL [NAME] [trace]
 run() {
   label=$1 name=$2 mode=$3 log=$tmp/strace.log
@@ -110,6 +124,7 @@ run() {
   allowed "$chosen" 2 > "$tmp/allowed"
   observed "$log" "reads" "end" > "$tmp/seen"
   check "$label ($chosen)" "reads" "$tmp/allowed" "$tmp/seen"
+  vdso_reads "$label ($chosen)" "$tmp/seen"
   observed "$log" "thread reads" "thread end" > "$tmp/seen"
   check "$label ($chosen)" "a thread's reads" "$tmp/allowed" "$tmp/seen"
   allowed "$chosen" 3 >> "$tmp/allowed"

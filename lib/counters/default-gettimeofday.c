@@ -17,7 +17,7 @@ static long long gettimeofday_read(void)
 static int gettimeofday_setup(struct counter_info *info)
 {
   struct timeval t;
-  cpucycles_osclock_setup();
+  cpucycles_osclock_choose();
   if (cpucycles_osclock_gettimeofday(&t) != 0)
     return counter_refuse(info, "gettimeofday", errno);
   info->kind = COUNTER_OSCLOCK;

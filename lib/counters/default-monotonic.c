@@ -29,7 +29,7 @@ static long long monotonic_read(void)
 static int monotonic_setup(struct counter_info *info)
 {
   struct timespec t;
-  cpucycles_osclock_setup();
+  cpucycles_osclock_choose();
   if (cpucycles_osclock_gettime(CLOCK_MONOTONIC, &t) != 0)
     return counter_refuse(info, "clock_gettime(CLOCK_MONOTONIC)", errno);
   info->kind = COUNTER_OSCLOCK;
