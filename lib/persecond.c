@@ -343,7 +343,7 @@ static int cpuinfo_line(const char *line, size_t len, void *arg)
   struct cpuinfo_scan *scan = arg;
   const char *colon;
   size_t keylen, i;
-  long long value;
+  long long value = 0; /* set by cpuinfo_value() for every rank but RANK_NONE */
   enum cpuinfo_rank rank;
   enum persecond_verdict verdict;
 
