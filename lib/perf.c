@@ -29,47 +29,14 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #ifndef PERF_FLAG_FD_CLOEXEC
 #define PERF_FLAG_FD_CLOEXEC (1UL << 3) /* Linux 3.14 */
 #endif
-
-static int perf_event_open_syscall(struct perf_event_attr *attr, pid_t pid,
-                                   int cpu, int group_fd, unsigned long flags)
-{
-#ifdef __NR_perf_event_open
-  return (int) syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
-#else
-  (void) attr; (void) pid; (void) cpu; (void) group_fd; (void) flags;
-  errno = ENOSYS;
-  return -1;
-#endif
-}
-
-static cpucycles_perf_open_fn opener = perf_event_open_syscall;
-
-void cpucycles_perf_set_opener(cpucycles_perf_open_fn open_fn)
-{
-  opener = open_fn ? open_fn : perf_event_open_syscall;
-}
-
-static int ioctl_syscall(int fd, unsigned long request, void *arg)
-{
-  return ioctl(fd, request, arg);
-}
-
-static cpucycles_perf_ioctl_fn perf_ioctl = ioctl_syscall;
-
-void cpucycles_perf_set_ioctl(cpucycles_perf_ioctl_fn ioctl_fn)
-{
-  perf_ioctl = ioctl_fn ? ioctl_fn : ioctl_syscall;
-}
 
 /* ---- which descriptors are still ours ----
  *
@@ -124,7 +91,7 @@ static int move_high(int fd, int base, int *asks)
 static unsigned long long event_id(int fd)
 {
   unsigned long long id = 0;
-  if (perf_ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) return 0;
+  if (cpucycles_perf_ops.ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) return 0;
   return id;
 }
 
@@ -375,14 +342,14 @@ static int open_attr_cloexec(struct perf_event_attr *attr)
 {
   int fd, flags;
 
-  fd = opener(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  fd = cpucycles_perf_ops.open(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd >= 0) return fd;
   if (errno != EINVAL) return -1;
 
   /* Kernels before 3.14 refuse the flag with EINVAL: open without it and
    * set close-on-exec by hand (racy against a concurrent fork+exec in
    * another thread, which is all those kernels allow). */
-  fd = opener(attr, 0, -1, -1, 0);
+  fd = cpucycles_perf_ops.open(attr, 0, -1, -1, 0);
   if (fd < 0) return -1;
   flags = fcntl(fd, F_GETFD);
   if (flags < 0 || fcntl(fd, F_SETFD, flags | FD_CLOEXEC) != 0) {
@@ -449,18 +416,22 @@ static int open_cycles(unsigned long long config1)
 
 static struct cpucycles_pmu core_pmus[CPUCYCLES_PMU_MAX];
 static int core_pmus_found = -1; /* -1: not looked for yet */
-static const char *sysfs_root = "";
+static const char *core_pmus_root; /* where they were looked for */
 
-void cpucycles_perf_set_sysfs_root(const char *root)
+/* Under registry: a new root (tests) forgets the look. */
+static void check_root_locked(void)
 {
-  sysfs_root = root ? root : "";
-  core_pmus_found = -1;
+  const char *root = cpucycles_perf_ops.sysfs_root();
+  if (root != core_pmus_root) {
+    core_pmus_root = root;
+    core_pmus_found = -1;
+  }
 }
 
 static void find_core_pmus_locked(void)
 {
   if (core_pmus_found < 0)
-    core_pmus_found = cpucycles_pmu_discover(sysfs_root, core_pmus,
+    core_pmus_found = cpucycles_pmu_discover(core_pmus_root, core_pmus,
                                              CPUCYCLES_PMU_MAX);
 }
 
@@ -573,6 +544,7 @@ static int open_locked(struct cpucycles_perf_event *ev, int map_page,
 
   if (events_ever_linked) close_locked(ev);
 
+  check_root_locked();
   if (core_pmus_found >= 2) return open_each_locked(ev, map_page, config1);
 
   /* The ceiling: one descriptor per thread is ours, but a program with
@@ -624,6 +596,7 @@ int cpucycles_perf_core_pmus(void)
   int found;
 
   if (lock_registry() != 0) return -1;
+  check_root_locked();
   found = core_pmus_found;
   unlock_registry();
   return found;
@@ -896,20 +869,13 @@ static int read_event(struct cpucycles_perf_event *ev, int i, long long *out,
 
 static long long fallback_persecond = 1000000000LL;
 static long long fallback_base_sec;
-static cpucycles_perf_clock_fn fallback_clock = cpucycles_osclock_gettime;
-
-void cpucycles_perf_set_clock(cpucycles_perf_clock_fn clock_fn)
-{
-  fallback_clock = clock_fn ? clock_fn : cpucycles_osclock_gettime;
-}
-
 void cpucycles_perf_set_persecond(long long persecond)
 {
   struct timespec t;
 
   if (persecond <= 0) return;
   cpucycles_osclock_setup();
-  if (fallback_clock(CLOCK_MONOTONIC, &t) == 0)
+  if (cpucycles_perf_ops.clock(CLOCK_MONOTONIC, &t) == 0)
     __atomic_store_n(&fallback_base_sec, (long long) t.tv_sec, __ATOMIC_RELAXED);
   __atomic_store_n(&fallback_persecond, persecond, __ATOMIC_RELEASE);
 }
@@ -920,7 +886,7 @@ long long cpucycles_perf_fallback(void)
   unsigned long long seconds;
   struct timespec t;
 
-  if (fallback_clock(CLOCK_MONOTONIC, &t) != 0) return 0;
+  if (cpucycles_perf_ops.clock(CLOCK_MONOTONIC, &t) != 0) return 0;
   /* The clock's seconds can be anything: a time namespace offsets
    * CLOCK_MONOTONIC by up to centuries, and seconds times a frequency
    * would overflow.  Count from the second taken on the first call
@@ -1001,7 +967,7 @@ static int read_counting(struct cpucycles_perf_event *ev, long long *out)
         if (count[i] == 0 && !is_ours(ev, i)) return -1;
       for (r = 0; r < 3; r++)
         for (i = 0; i < n; i++)
-          if (count[i] == 0) perf_ioctl(*fd_of(ev, i), remedy[r], 0);
+          if (count[i] == 0) cpucycles_perf_ops.ioctl(*fd_of(ev, i), remedy[r], 0);
     }
     spin();
     zeros = 0;

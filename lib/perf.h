@@ -105,15 +105,21 @@ struct cpucycles_perf_event {
  * index - 1) from user space: its rdpmc, in whatever form its ISA has. */
 typedef unsigned long long (*cpucycles_perf_rdpmc_fn)(unsigned int counter);
 
-/* The shape of perf_event_open(2).  Tests inject their own. */
-typedef int (*cpucycles_perf_open_fn)(struct perf_event_attr *attr, pid_t pid,
-                                      int cpu, int group_fd,
-                                      unsigned long flags);
-
-/* Replace the system call used to open events (0: the real one again).
- * A seam for tests; the library never calls it.  Not thread-safe: set it
- * before any counter is used. */
-void cpucycles_perf_set_opener(cpucycles_perf_open_fn open_fn);
+/* The system as the perf code sees it: perf_event_open(2), ioctl(2) on an
+ * event (PERF_EVENT_IOC_DISABLE, _RESET, _ENABLE with arg 0; _ID with an
+ * unsigned long long *), the clock cpucycles_perf_fallback() reads, and the
+ * root under which /sys is looked at ("": the real one; the PMUs are looked
+ * for again whenever the pointer returned changes).  One const table, in
+ * lib/perf-sys.c; test builds link tests/perf-seams.c in its place. */
+struct cpucycles_perf_ops {
+  int (*open)(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+              unsigned long flags);
+  int (*ioctl)(int fd, unsigned long request, void *arg);
+  int (*clock)(clockid_t clock, struct timespec *t);
+  const char *(*sysfs_root)(void);
+};
+extern const struct cpucycles_perf_ops cpucycles_perf_ops
+  __attribute__((visibility("hidden")));
 
 /* Open a cycles event for the calling thread into ev (closing whatever ev
  * held): PERF_COUNT_HW_CPU_CYCLES, user mode only (or, when the
@@ -175,18 +181,6 @@ long long cpucycles_perf_fallback(void);
  * second; the library sets it once, before the probe. */
 void cpucycles_perf_set_persecond(long long persecond);
 
-/* The clock cpucycles_perf_fallback() reads (0: the real one again).  A
- * seam for tests; the library never calls it.  Not thread-safe. */
-typedef int (*cpucycles_perf_clock_fn)(clockid_t clock, struct timespec *t);
-void cpucycles_perf_set_clock(cpucycles_perf_clock_fn clock_fn);
-
-/* The shape of ioctl(2) on an event: PERF_EVENT_IOC_DISABLE, _RESET and
- * _ENABLE with arg 0, PERF_EVENT_IOC_ID with an unsigned long long * for
- * the event's id.  Tests inject their own (0: the real one again); the
- * library never calls it.  Not thread-safe. */
-typedef int (*cpucycles_perf_ioctl_fn)(int fd, unsigned long request, void *arg);
-void cpucycles_perf_set_ioctl(cpucycles_perf_ioctl_fn ioctl_fn);
-
 /* setup's refusal of an event whose read(2) stays at 0. */
 #define CPUCYCLES_PERF_REFUSAL_STUCK \
   "perf event count stuck at 0, also after disable and enable"
@@ -199,12 +193,6 @@ void cpucycles_perf_set_ioctl(cpucycles_perf_ioctl_fn ioctl_fn);
 /* amd64-perfpmcff's refusal on a hybrid CPU. */
 #define CPUCYCLES_PERF_REFUSAL_HYBRID \
   "a hybrid CPU: the fixed counter counts one core type only"
-
-/* Where the core PMUs are looked for: ROOT/sys/bus/event_source/devices
- * (0 or "": the real system), and the look forgotten, so that the next
- * open looks again.  A seam for tests; the library never calls it.  Not
- * thread-safe. */
-void cpucycles_perf_set_sysfs_root(const char *root);
 
 /* How many core PMUs the process's first successful open found (more
  * than CPUCYCLES_PMU_MAX included): the number of events a thread opens
