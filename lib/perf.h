@@ -20,7 +20,7 @@
  * before it allows that read (arm64).  Each counter file owns its thread
  * state and its read instruction and passes both here: everything else
  * (opening, the slow path, setup, closing) is written once, below and in
- * perf.c.
+ * perf*.c (perf-internal.h).
  *
  * Internal to the library: every name starts with cpucycles_perf_ and none
  * is exported from the shared library. */
@@ -41,8 +41,7 @@
 
 #include "pmu.h"
 
-/* The epoch of this process (lib/perf.c, "which process the events
- * belong to"): in a page that a child made without the fork handlers
+/* The epoch of this process (lib/perf-registry.c, "Epochs"): in a page that a child made without the fork handlers
  * (_Fork()) sees zero-filled, so that an event it inherited, whose epoch
  * is its parent's, never takes a hot path there.  0 before the process's
  * first event. */
@@ -88,7 +87,7 @@ struct cpucycles_perf_event {
   int more_fd[CPUCYCLES_PMU_MAX - 1];
   volatile struct perf_event_mmap_page *more_page[CPUCYCLES_PMU_MAX - 1];
   /* Each event's kernel id (PERF_EVENT_IOC_ID; 0: none given), asked of
-   * its descriptor on the slow paths (perf.c): a descriptor the program
+   * its descriptor on the slow paths (perf-event.c): a descriptor the program
    * closed, or whose number now holds a file of the program's, is left
    * alone. */
   unsigned long long id;
