@@ -1,32 +1,11 @@
 /* perf-event.c: a thread's perf cycles event (perf-internal.h): its open,
- * its identity, its close.
- *
- * Which descriptors are still ours.  The program owns its descriptor
- * table: a daemon that calls close_range(3, ~0U) or closefrom(3) closes
- * the events' descriptors too, and its next open() gets the lowest free
- * number.  So an event is moved (F_DUPFD_CLOEXEC) to the top quarter of
- * the soft RLIMIT_NOFILE (at most EVENTS_HIGH_MAX), where open() lands
- * only in a program that holds that many descriptors at once: a read(2)
- * there needs no question first, a closed number answers EBADF, and only
- * the program's dup2() onto that very number could put a file of its own
- * there (doc/security.md).  Each event records the kernel's id
- * (PERF_EVENT_IOC_ID, Linux 3.12), asked again on the slow paths (a failed
- * read, the remedy's ioctls, a close): another file answers ENOTTY, a
- * closed number EBADF, another event another id, and a descriptor no
- * longer the event's is never read, written or closed again.  An event
- * that could not be moved is asked before each read(2).  No id (old
- * kernels, the tests' stand-ins): trusted.  Page reads use no descriptor.
- *
- * Hybrid CPUs: the process's first successful open looks for the core
- * PMUs (pmu.h; not before, so that a machine without user-space perf
- * events never reads sysfs for them); with two or more, each open is one
- * event per core PMU. */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
+ * identity and close.  doc/perf-counters.md, "Descriptors": the program
+ * may close our descriptors (close_range) and reuse the numbers, so an
+ * event lives high (the top quarter of the soft RLIMIT_NOFILE), where a
+ * read(2) needs no question first, and its kernel id (PERF_EVENT_IOC_ID)
+ * is checked on the slow paths: a number no longer the event's is never
+ * read, written or closed again.  No id (old kernels, tests): trusted. */
+#include <config.h> /* (_GNU_SOURCE) */
 
 #include "perf-internal.h"
 
@@ -48,12 +27,13 @@
 /* The core PMUs, under the registry's lock. */
 static struct {
   struct cpucycles_pmu pmu[CPUCYCLES_PMU_MAX];
-  int found;        /* -1: not looked for yet */
+  int looked;       /* (all zero: in .bss) */
+  int found;        /* how many, once looked */
   const char *root; /* where they were looked for */
-} core = { .found = -1 };
+} core;
 
 /* The top quarter of the soft RLIMIT_NOFILE, at most EVENTS_HIGH_MAX (the
- * kernel's table grows to the highest number); 0 where there is no room. */
+ * kernel's table grows to the highest number); 0: no room. */
 static int high_base(void)
 {
   struct rlimit rl;
@@ -76,8 +56,8 @@ static int move_high(int fd, int base, int *asks)
   return fd;
 }
 
-/* The most events' descriptors the process holds: a quarter of the soft
- * RLIMIT_NOFILE, at least 16; past that a thread reads the fallback. */
+/* The process's events' most descriptors: a quarter of the soft
+ * RLIMIT_NOFILE, at least 16; past it a thread reads the fallback. */
 static long events_ceiling(void)
 {
   struct rlimit rl;
@@ -114,11 +94,10 @@ static int open_attr_cloexec(struct perf_event_attr *attr)
   return fd;
 }
 
-/* The event of type and config for the calling thread: user mode only
- * (what perf_event_paranoid 2 allows, and what a benchmark wants), then,
- * where the PMU refuses the combination (EINVAL, EOPNOTSUPP), with the
- * hypervisor, the kernel, both (doc/perf-counters.md).  Other errors
- * would be the same for every combination. */
+/* User mode only (what perf_event_paranoid 2 allows; what a benchmark
+ * wants), then, where the PMU refuses (EINVAL, EOPNOTSUPP), with the
+ * hypervisor, the kernel, both (doc/perf-counters.md).  Other errors are
+ * the same for every combination. */
 static int open_cycles_as(unsigned int type, unsigned long long config,
                           unsigned long long config1)
 {
@@ -144,9 +123,8 @@ static int open_cycles_as(unsigned int type, unsigned long long config,
   return -1;
 }
 
-/* Core PMU p's cycles event: the generic event with p's type in config's
- * upper half (hybrid x86 since Linux 5.13, Arm later), else p's own
- * cycles event from sysfs where the kernel refuses the extended type. */
+/* Core PMU p's cycles: the generic event with p's type in config's upper
+ * half (x86 since 5.13, Arm later), else p's own event from sysfs. */
 static int open_on_pmu(const struct cpucycles_pmu *p, unsigned long long config1)
 {
   int fd = open_cycles_as(PERF_TYPE_HARDWARE,
@@ -164,7 +142,7 @@ static void check_root_locked(void)
   const char *root = cpucycles_perf_ops.sysfs_root();
   if (root != core.root) {
     core.root = root;
-    core.found = -1;
+    core.looked = 0;
   }
 }
 
@@ -186,8 +164,10 @@ static void undo_opens(const int *fds, void *const *pages, int n)
   errno = err;
 }
 
-/* ev's n events, one per core PMU (or the one plain event: pmus 0), all
- * or none, moved high, mapped with map_page, linked. */
+/* ev's n events, one per core PMU (pmus 0: the one plain event), all or
+ * none, moved high, mapped with map_page, linked.  The process's first
+ * event looks for the core PMUs (not before: a machine without perf
+ * events reads no sysfs for them); two or more make it hybrid. */
 static int open_events_locked(struct cpucycles_perf_event *ev, int n,
                               const struct cpucycles_pmu *pmus, int map_page,
                               unsigned long long config1)
@@ -213,9 +193,9 @@ static int open_events_locked(struct cpucycles_perf_event *ev, int n,
     }
     if (i == 0) base = high_base(); /* (none asked where no event opens) */
     fds[i] = move_high(fds[i], base, &asks);
-    if (!pmus && core.found < 0) {
-      /* the process's first event: is the CPU hybrid? */
+    if (!pmus && !core.looked) {
       core.found = cpucycles_pmu_discover(core.root, core.pmu, CPUCYCLES_PMU_MAX);
+      core.looked = 1;
       if (core.found >= 2) {
         close(fds[0]);
         return open_events_locked(ev, core.found, core.pmu, map_page, config1);
@@ -250,7 +230,7 @@ int cpucycles_perf_core_pmus(void)
 
   if (cpucycles_perf_lock() != 0) return -1;
   check_root_locked();
-  found = core.found;
+  found = core.looked ? core.found : -1;
   cpucycles_perf_unlock();
   return found;
 }
@@ -266,7 +246,7 @@ int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page,
   }
   if (cpucycles_perf_ever_linked()) cpucycles_perf_close_locked(ev);
   check_root_locked();
-  if (core.found >= 2)
+  if (core.looked && core.found >= 2)
     result = open_events_locked(ev, core.found, core.pmu, map_page, config1);
   else
     result = open_events_locked(ev, 1, 0, map_page, config1);

@@ -1,8 +1,7 @@
-/* perf-internal.h: what the three parts of the perf code share (perf.h
- * is what the counters see).  perf-registry.c: the lock, the lists of open
- * events, thread exit, fork, the epochs, unloading.  perf-event.c: an
- * event's open, identity and close.  perf.c: the read path, the fallback
- * clock, setup.  Hidden, as everything of the library's. */
+/* perf-internal.h: what the perf code's parts share (perf.h: what the
+ * counters see).  perf-registry.c: the lock, the lists, thread exit, fork,
+ * epochs, unloading; perf-event.c: an event's open, identity and close;
+ * perf.c: the read path, the fallback clock, setup. */
 #ifndef CPUCYCLES_PERF_INTERNAL_H
 #define CPUCYCLES_PERF_INTERNAL_H
 
@@ -20,8 +19,8 @@ void cpucycles_perf_unlock(void);
 int cpucycles_perf_link_locked(struct cpucycles_perf_event *ev);
 void cpucycles_perf_unlink_locked(struct cpucycles_perf_event *ev);
 long cpucycles_perf_held_locked(void);
-/* Whether any event was ever linked in the process: until then no thread
- * holds one, and paths that would only close one touch no thread-local. */
+/* Whether an event was ever linked: until then paths that would only
+ * close one touch no thread-local (they may allocate: doc/security.md). */
 int cpucycles_perf_ever_linked(void);
 
 /* perf-event.c. */

@@ -1,42 +1,25 @@
-/* perf-registry.c: the perf events' registry (perf-internal.h): which
- * events are open, in which thread and which process, and their closing
- * at thread exit, in a fork child and at unload.
+/* perf-registry.c: which perf events are open, in which thread and which
+ * process (perf-internal.h); doc/perf-counters.md, "Threads" and "Fork".
  *
- * Each thread lists its open events (one normally; during the probe, one
- * per perf counter tried), and every open event is also on one
- * process-wide list.  A pthread key, non-null while the thread's list is,
- * closes the thread's events when it exits; the process-wide list closes
- * every thread's in a fork child (all their descriptors were copied) and
- * at unload.  The key is created at load: glibc keeps the first 32 keys'
- * values in the thread descriptor and allocates (calloc) for later ones.
+ * Each thread lists its open events, and every open event is also on one
+ * process-wide list: a pthread key (created at load, among the first 32,
+ * whose values glibc keeps without allocating) closes the thread's at its
+ * exit; the process's list closes every thread's in a fork child and at
+ * unload.  The lock is held around each open, close and list change, and
+ * across fork(), so that a child never inherits an unlisted descriptor.
+ * A signal handler in a thread that holds it must not wait for it: the
+ * thread-local `mine` makes its open fail (it reads the fallback clock)
+ * and its close wait; no signal mask needed.  Fork's prepare handler and
+ * unloading touch no thread-local (doc/security.md) and block signals.
  *
- * The lock is held around each open, close and list change, and by fork's
- * prepare handler, so that a child never inherits a descriptor missing
- * from the list.  A signal handler must not wait for it in a thread that
- * holds it: the thread-local `mine` is set before taking it and cleared
- * after, and such a handler's open fails (it reads the fallback clock),
- * its close waits for a later one; so no signal mask is needed.  Fork's
- * prepare handler and unloading touch no thread-local (they may be
- * allocated on first access: doc/security.md) and block signals instead.
- *
- * Epochs.  A child made without the fork handlers (_Fork(), a raw clone)
- * inherits the thread-locals as they were: its reads would use pages that
- * Linux did not copy (VM_DONTCOPY) or the parent's counts, and the lock
- * may be held by a thread that does not exist there.  So each event
- * carries the epoch of the process that opened it, kept in a page that a
- * child sees zero-filled (MADV_WIPEONFORK, Linux 4.14); the hot paths
- * compare the two.  The first thread of such a child to reach the lock
- * adopts the process: a fresh lock, every inherited event dropped, the
- * epoch one more.  The page is mapped at the first event linked and
- * unmapped at unload unless another thread's event is still open.
- * Without MADV_WIPEONFORK the epoch is a plain static, and only fork()
- * children are handled (doc/perf-counters.md, "Fork"). */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
+ * Epochs: a child made without the fork handlers (_Fork(), clone())
+ * inherits the thread-locals, whose pages Linux did not copy, and maybe a
+ * held lock.  Each event carries its process's epoch, kept in a page that
+ * a child sees zero-filled (MADV_WIPEONFORK, 4.14); the hot paths compare.
+ * The child's first thread at the lock adopts the process: a fresh lock,
+ * the inherited events dropped, the next epoch.  Without the madvise, a
+ * plain static: only fork() children are handled. */
+#include <config.h> /* (_GNU_SOURCE) */
 
 #include "perf-internal.h"
 
@@ -298,13 +281,11 @@ void cpucycles_perf_atfork_child(struct cpucycles_perf_event *ev)
   cpucycles_perf_unlock();
 }
 
-/* dlclose() with events open: the key's destructor would point into
- * unmapped code and the descriptors and key would stay behind.  So the key
- * is deleted and every descriptor closed; the calling thread's events
- * completely.  Another thread may still run (at exit(), destructors run
- * beside the other threads): its page stays mapped (its fast path goes on)
- * and its descriptor is forgotten, so that a slow path never reads a
- * reused number: it reads the page's offset, or the fallback clock. */
+/* dlclose(): the key deleted (its destructor would be unmapped code),
+ * every descriptor closed, the calling thread's events completely.
+ * Another thread may still run (exit() runs destructors beside them): its
+ * page stays mapped and its descriptor is forgotten, so its slow path
+ * reads the page's offset or the fallback, never a reused number. */
 __attribute__((destructor)) static void unload(void)
 {
   sigset_t saved;
