@@ -7,6 +7,8 @@
 
 #include "perf.h"
 
+#ifdef CPUCYCLES_PERF_AVAILABLE
+
 #include <unistd.h>
 
 /* perf-registry.c.  lock: 0 with the registry held; -1 in a signal
@@ -56,5 +58,7 @@ static inline size_t cpucycles_perf_page_size(void)
   long size = sysconf(_SC_PAGESIZE);
   return size > 0 ? (size_t) size : 4096;
 }
+
+#endif /* CPUCYCLES_PERF_AVAILABLE */
 
 #endif
