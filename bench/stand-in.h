@@ -2,7 +2,7 @@
  * The hardware counter read is rdtsc (x86) or a plain memory load
  * (elsewhere), and an event is a memfd whose first page says "on
  * hardware counter 0, user reads allowed, 64 bits", opened through
- * lib/perf.c's opener seam. */
+ * the opener seam (tests/seams.h). */
 #ifndef CPUCYCLES_BENCH_STAND_IN_H
 #define CPUCYCLES_BENCH_STAND_IN_H
 
@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "perf.h"
+#include "../tests/seams.h"
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 

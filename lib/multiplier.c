@@ -21,13 +21,6 @@
  * exact arithmetic does. */
 #define MULTIPLIER_ROUNDING_MARGIN 1e-9
 
-static long long (*clock_of_measurement)(void) = cpucycles_clock_usec;
-
-void cpucycles_multiplier_set_clock(long long (*clock_usec)(void))
-{
-  clock_of_measurement = clock_usec ? clock_usec : cpucycles_clock_usec;
-}
-
 double cpucycles_multiplier_of(const double *estimates, int n)
 {
   double denominator;
@@ -70,7 +63,7 @@ double cpucycles_multiplier_measure(long long (*read)(void), long long persecond
                                     double *first)
 {
   double estimates[MULTIPLIER_ESTIMATES];
-  long long (*clock)(void) = clock_of_measurement;
+  long long (*clock)(void) = cpucycles_multiplier_clock;
   int i;
 
   if (first) *first = 0;

@@ -33,9 +33,9 @@ double cpucycles_multiplier_of(const double *estimates, int n);
 double cpucycles_multiplier_measure(long long (*read)(void), long long persecond,
                                     double *estimate);
 
-/* The clock the measurement reads, in microseconds: the library's own
- * (cpucycles_clock_usec, CLOCK_MONOTONIC); tests set another, NULL puts
- * it back. */
-void cpucycles_multiplier_set_clock(long long (*clock_usec)(void));
+/* The clock the measurement reads, in microseconds: cpucycles_clock_usec
+ * (CLOCK_MONOTONIC), in lib/multiplier-sys.c; test builds link
+ * tests/seams.c in its place. */
+extern long long (*const cpucycles_multiplier_clock)(void);
 
 #endif

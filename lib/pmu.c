@@ -1,10 +1,5 @@
 /* The core PMUs, from sysfs (pmu.h). */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
+#include <config.h> /* (_GNU_SOURCE) */
 
 #include "pmu.h"
 
@@ -23,10 +18,8 @@
 
 #define DEVICES "/sys/bus/event_source/devices/"
 
-/* What a read of at most size - 1 bytes into buf gave (len, or -1; full:
- * it filled them), NUL-terminated without its trailing white space.
- * Returns the length; -1 for a failed read, and for a file longer than
- * that unless cut_ok (then it is cut). */
+/* A read into buf (len, or -1; full: it filled buf) as a string without
+ * trailing white space: its length, or -1 (failed; too long but cut_ok). */
 static int text_read(char *buf, ssize_t len, int full, int cut_ok)
 {
   if (len < 0 || (full && !cut_ok)) return -1;
@@ -37,8 +30,7 @@ static int text_read(char *buf, ssize_t len, int full, int cut_ok)
   return (int) len;
 }
 
-/* ROOT/DEVICES/pmu/rest, as text_read() gives it (not cut).  Returns the
- * length, or -1 (missing, unreadable, too long). */
+/* ROOT/DEVICES/pmu/rest, as text_read() gives it (not cut). */
 static int read_pmu_file(const char *root, const char *pmu, const char *rest,
                          char *buf, size_t size)
 {
@@ -66,8 +58,7 @@ static int digit_value(char ch, unsigned int base)
   return d < base ? (int) d : -1;
 }
 
-/* A number from s up to end: decimal, or hexadecimal after 0x.  Returns 0
- * and *value, or -1 (empty, stray characters, more than 64 bits). */
+/* Decimal, or hexadecimal after 0x, from s to end: 0 and *value, or -1. */
 static int parse_number(const char *s, const char *end, unsigned long long *value)
 {
   unsigned int base = 10;
@@ -98,9 +89,8 @@ static int plain_name(const char *s, size_t len)
   return 1;
 }
 
-/* Put value into *config through the bit ranges of the PMU's format file
- * for field `name` ("config:0-7,32-35": the value's low bits into the
- * first range, the next ones into the next).  Returns 0, or -1. */
+/* value into *config through the bit ranges of the PMU's format file for
+ * field `name` ("config:0-7,32-35": the low bits into the first range). */
 static int place_field(const char *root, const char *pmu, const char *name,
                        size_t namelen, unsigned long long value,
                        unsigned long long *config)
@@ -168,10 +158,9 @@ static const char *const cycles_events[] = {
   "events/cpu-cycles", "events/cpu_cycles", "events/cycles"
 };
 
-/* name/file in directory dirfd, as read_pmu_file() reads it, or cut
- * where it is longer than buf with cut_ok (a long cpus list): relative to
- * the open directory, so that the kernel does not walk the whole path
- * again for each of the (many) PMUs that are not core PMUs. */
+/* name/file under dirfd, as read_pmu_file() (cut with cut_ok: a long cpus
+ * list); relative, so that the kernel does not walk the whole path for
+ * each of the many PMUs that are not core PMUs. */
 static int read_at(int dirfd, const char *name, const char *file,
                    char *buf, size_t size, int cut_ok)
 {
@@ -191,8 +180,7 @@ static int read_at(int dirfd, const char *name, const char *file,
   return text_read(buf, len, full, cut_ok);
 }
 
-/* Whether DEVICES/name (in directory dirfd, under root) is a core PMU;
- * if so, its description. */
+/* Whether DEVICES/name is a core PMU; if so, its description. */
 static int describe(const char *root, int dirfd, const char *name,
                     struct cpucycles_pmu *pmu)
 {
@@ -245,10 +233,8 @@ struct dirent64_record {
   char d_name[1];
 };
 
-/* What one getdents64 call fills: room for a few records, at least one
- * of the longest (a 255-byte name), and no more, on the first call's
- * stack (which may be a small thread's); the directory is read in as
- * many calls as it takes. */
+/* One getdents64 call's room: the longest record (a 255-byte name) and a
+ * few more, on the first call's stack, which may be a small thread's. */
 #define DIRENT_BYTES 512
 
 int cpucycles_pmu_discover(const char *root, struct cpucycles_pmu *pmus, int max)

@@ -1,16 +1,9 @@
-/* The x86 Linux RDPMC switch (rdpmc.h).
- *
- * Linux sets CR4.PCE, which lets user mode execute RDPMC, according to
- * /sys/bus/event_source/devices/cpu/rdpmc (arch/x86/events/core.c): 0
- * never, 1 only for a process that has mmap()ed a perf event's page, 2
- * for every process.  Under 1, a raw RDPMC that works during the probe
- * because another counter's event is mapped at that moment would fault
- * once that event is closed; so the raw counter asks for 2.  Only the PMU
- * driver sets CR4.PCE: where sysfs shows no core PMU, RDPMC faults in every
- * process, and the raw counter is not tried at all. */
-#ifdef HAVE_CONFIG_H
+/* The kernel's user-read switches (rdpmc.h).  Linux sets CR4.PCE, which
+ * allows RDPMC in user mode, by devices/cpu/rdpmc (arch/x86/events/core.c):
+ * under 1 a raw RDPMC that works in the probe, beside another counter's
+ * mapped event, faults once that event is closed; so the raw counter asks
+ * for 2. */
 #include <config.h>
-#endif
 
 #include <errno.h>
 #include <string.h>
@@ -18,9 +11,7 @@
 #include "readfile.h"
 #include "rdpmc.h"
 
-/* A setting file's text, len bytes of it read (-1: unreadable; full: it
- * goes on), as both switches write it: one digit and its newline.  The
- * digit's value, or -1 for anything else. */
+/* One digit and its newline, as both switches write it; else -1. */
 static int one_digit(const char *buf, ssize_t len, int full)
 {
   if (len < 0 || full) return -1;
@@ -49,9 +40,9 @@ static int says_always(int fd)
   return one_digit(buf, len, full) == 2;
 }
 
-/* The devices directory is opened once and everything else is looked up
- * relative to it: in a virtual machine every path walked through sysfs
- * costs microseconds, and this runs in every first call on x86-64. */
+/* Relative to the devices directory, opened once: each path walked in
+ * sysfs costs microseconds in a VM, and this runs in every x86-64 first
+ * call. */
 int cpucycles_rdpmc_switch(const char *root)
 {
   char path[32];
@@ -66,9 +57,7 @@ int cpucycles_rdpmc_switch(const char *root)
     memcpy(path + strlen(core_pmus[i]), "/rdpmc", sizeof "/rdpmc");
     fd = cpucycles_openat_retrying(dir, path);
     if (fd < 0) {
-      /* No such PMU; or a PMU without the switch: a kernel before 3.4,
-       * which let no process run RDPMC at all.  Anything else: unknown,
-       * so not 2. */
+      /* no such PMU, or no switch (before 3.4: no RDPMC); else unknown */
       if (errno != ENOENT && errno != ENOTDIR) result = 1;
       continue;
     }

@@ -254,7 +254,8 @@ check_client() { # target inst runs dynamic|static
 }
 
 # The test programs, built against tests/windows/check.h and the library's
-# internals (lib/.libs/libcpucycles-core.a), test-api against the DLL.
+# internals (lib/.libs/libcpucycles-core.a, with libcpucycles-sys.a or, for
+# test-select, the tests' seams in its place), test-api against the DLL.
 build_tests() { # target inst
   local t=$1 inst=$2 dir=$build/$1 cflags prog srcs libs ok=yes
   cflags="$(sed -n 's/^CFLAGS = //p' "$dir/Makefile") -Wall -Wextra -Werror -DHAVE_CONFIG_H
@@ -262,9 +263,10 @@ build_tests() { # target inst
   mkdir -p "$dir/tests"
   for prog in $TEST_PROGRAMS; do
     srcs=$srcdir/tests/$prog.c
-    libs="-static $dir/lib/.libs/libcpucycles-core.a -lpthread"
+    libs="-static $dir/lib/.libs/libcpucycles-core.a $dir/lib/.libs/libcpucycles-sys.a -lpthread"
     case $prog in
-      test-select) srcs="$srcs $srcdir/tests/fake-counters.c" ;;
+      test-select) srcs="$srcs $srcdir/tests/fake-counters.c $srcdir/tests/seams.c"
+        libs="-static $dir/lib/.libs/libcpucycles-core.a -lpthread" ;;
       test-windows) srcs=$srcdir/tests/windows/test-windows.c ;;
       test-api) libs="-L$inst/lib -lcpucycles -Wl,-Bstatic -lpthread -Wl,-Bdynamic" ;;
     esac

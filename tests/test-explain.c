@@ -19,7 +19,7 @@
 #include "checked-by.h"
 #include "fake-counters.h"
 #include "fixture-tree.h"
-#include "perf.h"
+#include "seams.h"
 
 static const struct counter *table[FAKE_SLOTS];
 static char root[256];

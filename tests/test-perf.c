@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #include "counter.h"
-#include "perf.h"
+#include "seams.h"
 #include "pmu.h"
 #include "fixture-tree.h"
 #include "checked-by.h"

@@ -13,6 +13,7 @@
 #include "checked-by.h"
 #include "fake-counters.h"
 #include "multiplier.h"
+#include "seams.h"
 #include "select.h"
 
 #define PERSECOND 2400000000LL

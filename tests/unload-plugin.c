@@ -5,7 +5,7 @@
  * machine, with or without a PMU. */
 #include <config.h>
 #include <fcntl.h>
-#include "perf.h"
+#include "seams.h"
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 

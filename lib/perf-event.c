@@ -1,0 +1,350 @@
+/* perf-event.c: a thread's perf cycles event (perf-internal.h): its open,
+ * identity and close.  doc/perf-counters.md, "Descriptors": the program
+ * may close our descriptors (close_range) and reuse the numbers, so an
+ * event lives high (the top quarter of the soft RLIMIT_NOFILE), where a
+ * read(2) needs no question first, and its kernel id (PERF_EVENT_IOC_ID)
+ * is checked on the slow paths: a number no longer the event's is never
+ * read, written or closed again.  No id (old kernels, tests): trusted. */
+#include <config.h> /* (_GNU_SOURCE) */
+
+#include "perf-internal.h"
+
+#ifdef CPUCYCLES_PERF_AVAILABLE
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+
+#ifndef PERF_FLAG_FD_CLOEXEC
+#define PERF_FLAG_FD_CLOEXEC (1UL << 3) /* Linux 3.14 */
+#endif
+
+#define EVENTS_HIGH_MAX 4096
+
+/* The core PMUs, under the registry's lock. */
+static struct {
+  struct cpucycles_pmu pmu[CPUCYCLES_PMU_MAX];
+  int looked;       /* (all zero: in .bss) */
+  int found;        /* how many, once looked */
+  const char *root; /* where they were looked for */
+} core;
+
+/* The top quarter of the soft RLIMIT_NOFILE, at most EVENTS_HIGH_MAX (the
+ * kernel's table grows to the highest number); 0: no room. */
+static int high_base(void)
+{
+  struct rlimit rl;
+  rlim_t base;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 8) return 0;
+  base = rl.rlim_cur - rl.rlim_cur / 4;
+  return base > EVENTS_HIGH_MAX ? EVENTS_HIGH_MAX : (int) base;
+}
+
+/* fd moved to the lowest free number at or above base (close-on-exec), or
+ * fd itself, with *asks set, where it stays below. */
+static int move_high(int fd, int base, int *asks)
+{
+  int high;
+  if (base > 0 && fd < base && (high = fcntl(fd, F_DUPFD_CLOEXEC, base)) >= 0) {
+    close(fd);
+    return high;
+  }
+  if (fd < base || base == 0) *asks = 1;
+  return fd;
+}
+
+/* The process's events' most descriptors: a quarter of the soft
+ * RLIMIT_NOFILE, at least 16; past it a thread reads the fallback. */
+static long events_ceiling(void)
+{
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+      rl.rlim_cur / 4 >= (rlim_t) LONG_MAX)
+    return LONG_MAX;
+  if (rl.rlim_cur / 4 < 16) return 16;
+  return (long) (rl.rlim_cur / 4);
+}
+
+static unsigned long long event_id(int fd)
+{
+  unsigned long long id = 0;
+  if (cpucycles_perf_ops.ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) return 0;
+  return id;
+}
+
+static int open_attr_cloexec(struct perf_event_attr *attr)
+{
+  int fd, flags;
+
+  fd = cpucycles_perf_ops.open(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd >= 0 || errno != EINVAL) return fd;
+  /* Before 3.14 the flag is refused: set it by hand (racy against a
+   * fork+exec in another thread, which is all those kernels allow). */
+  fd = cpucycles_perf_ops.open(attr, 0, -1, -1, 0);
+  if (fd < 0) return -1;
+  flags = fcntl(fd, F_GETFD);
+  if (flags < 0 || fcntl(fd, F_SETFD, flags | FD_CLOEXEC) != 0) {
+    close(fd);
+    errno = EBADF;
+    return -1;
+  }
+  return fd;
+}
+
+/* User mode only (what perf_event_paranoid 2 allows; what a benchmark
+ * wants), then, where the PMU refuses (EINVAL, EOPNOTSUPP), with the
+ * hypervisor, the kernel, both (doc/perf-counters.md).  Other errors are
+ * the same for every combination. */
+static int open_cycles_as(unsigned int type, unsigned long long config,
+                          unsigned long long config1)
+{
+  static const unsigned char exclusions[4][2] = {
+    /* exclude_kernel, exclude_hv */
+    { 1, 1 }, { 1, 0 }, { 0, 1 }, { 0, 0 }
+  };
+  struct perf_event_attr attr;
+  int fd, i;
+
+  memset(&attr, 0, sizeof attr);
+  attr.type = type;
+  attr.size = sizeof attr;
+  attr.config = config;
+  attr.config1 = config1; /* arm64: user access, 64-bit counter */
+  for (i = 0; i < 4; i++) {
+    attr.exclude_kernel = exclusions[i][0];
+    attr.exclude_hv = exclusions[i][1];
+    fd = open_attr_cloexec(&attr);
+    if (fd >= 0) return fd;
+    if (errno != EINVAL && errno != EOPNOTSUPP) return -1;
+  }
+  return -1;
+}
+
+/* Core PMU p's cycles: the generic event with p's type in config's upper
+ * half (x86 since 5.13, Arm later), else p's own event from sysfs. */
+static int open_on_pmu(const struct cpucycles_pmu *p, unsigned long long config1)
+{
+  int fd = open_cycles_as(PERF_TYPE_HARDWARE,
+                          PERF_COUNT_HW_CPU_CYCLES |
+                            (unsigned long long) p->type << 32,
+                          config1);
+  if (fd >= 0 || !p->has_raw) return fd;
+  if (errno != EINVAL && errno != ENOENT && errno != EOPNOTSUPP) return -1;
+  return open_cycles_as(p->type, p->raw, config1);
+}
+
+/* Under the lock: a new root (tests) forgets the look. */
+static void check_root_locked(void)
+{
+  const char *root = cpucycles_perf_ops.sysfs_root();
+  if (root != core.root) {
+    core.root = root;
+    core.looked = 0;
+  }
+}
+
+/* The self-monitoring page of fd (no ring buffer), or 0. */
+static void *map_page_of(int fd)
+{
+  void *page = mmap(0, cpucycles_perf_page_size(), PROT_READ, MAP_SHARED, fd, 0);
+  return page == MAP_FAILED ? 0 : page;
+}
+
+/* Close n opened events, keeping errno. */
+static void undo_opens(const int *fds, void *const *pages, int n)
+{
+  int err = errno;
+  while (n-- > 0) {
+    if (pages[n]) munmap(pages[n], cpucycles_perf_page_size());
+    close(fds[n]);
+  }
+  errno = err;
+}
+
+/* ev's n events, one per core PMU (pmus 0: the one plain event), all or
+ * none, moved high, mapped with map_page, linked.  The process's first
+ * event looks for the core PMUs (not before: a machine without perf
+ * events reads no sysfs for them); two or more make it hybrid. */
+static int open_events_locked(struct cpucycles_perf_event *ev, int n,
+                              const struct cpucycles_pmu *pmus, int map_page,
+                              unsigned long long config1)
+{
+  int fds[CPUCYCLES_PMU_MAX] = { 0 };
+  void *pages[CPUCYCLES_PMU_MAX] = { 0 };
+  int i, base = 0, asks = 0;
+
+  if (n > CPUCYCLES_PMU_MAX) {
+    errno = ENOSPC; /* setup says why: CPUCYCLES_PERF_REFUSAL_PMUS */
+    return -1;
+  }
+  if (cpucycles_perf_held_locked() > events_ceiling() - n) {
+    errno = EMFILE;
+    return -1;
+  }
+  for (i = 0; i < n; i++) {
+    fds[i] = pmus ? open_on_pmu(&pmus[i], config1)
+                  : open_cycles_as(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, config1);
+    if (fds[i] < 0) {
+      undo_opens(fds, pages, i);
+      return -1;
+    }
+    if (i == 0) base = high_base(); /* (none asked where no event opens) */
+    fds[i] = move_high(fds[i], base, &asks);
+    if (!pmus && !core.looked) {
+      core.found = cpucycles_pmu_discover(core.root, core.pmu, CPUCYCLES_PMU_MAX);
+      core.looked = 1;
+      if (core.found >= 2) {
+        close(fds[0]);
+        return open_events_locked(ev, core.found, core.pmu, map_page, config1);
+      }
+    }
+    if (map_page && !(pages[i] = map_page_of(fds[i]))) {
+      undo_opens(fds, pages, i + 1);
+      return -1;
+    }
+  }
+  ev->asks = asks;
+  ev->more = n - 1;
+  for (i = 0; i < n; i++) {
+    *cpucycles_perf_fd_of(ev, i) = fds[i];
+    *cpucycles_perf_page_of(ev, i) = pages[i];
+    *(i == 0 ? &ev->id : &ev->more_id[i - 1]) = event_id(fds[i]);
+  }
+  if (cpucycles_perf_link_locked(ev) != 0) {
+    ev->more = 0;
+    ev->fd = -1;
+    ev->page = 0;
+    undo_opens(fds, pages, n);
+    return -1;
+  }
+  ev->state = pmus ? CPUCYCLES_PERF_OPEN_EACH_PMU : CPUCYCLES_PERF_OPEN;
+  return 0;
+}
+
+int cpucycles_perf_core_pmus(void)
+{
+  int found;
+
+  if (cpucycles_perf_lock() != 0) return -1;
+  check_root_locked();
+  found = core.looked ? core.found : -1;
+  cpucycles_perf_unlock();
+  return found;
+}
+
+int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page,
+                        unsigned long long config1)
+{
+  int result;
+
+  if (cpucycles_perf_lock() != 0) {
+    errno = EDEADLK; /* a signal handler of a thread in the registry */
+    return -1;
+  }
+  if (cpucycles_perf_ever_linked()) cpucycles_perf_close_locked(ev);
+  check_root_locked();
+  if (core.looked && core.found >= 2)
+    result = open_events_locked(ev, core.found, core.pmu, map_page, config1);
+  else
+    result = open_events_locked(ev, 1, 0, map_page, config1);
+  cpucycles_perf_unlock();
+  return result;
+}
+
+/* ev open in another process: a child made without the fork handlers. */
+static int inherited(const struct cpucycles_perf_event *ev)
+{
+  return cpucycles_perf_is_open(ev) && ev->epoch != cpucycles_perf_current_epoch();
+}
+
+int cpucycles_perf_open_once(struct cpucycles_perf_event *ev, int map_page,
+                             unsigned long long config1)
+{
+  if (inherited(ev)) {
+    if (cpucycles_perf_lock() != 0) return 0; /* adopts the process: */
+    if (inherited(ev)) cpucycles_perf_forget(ev); /* dropped, not listed */
+    cpucycles_perf_unlock();
+  }
+  if (ev->state != CPUCYCLES_PERF_UNOPENED) return 0;
+  if (cpucycles_perf_open(ev, map_page, config1) == 0) return 1;
+  /* (refused in a signal handler: tried again on a later read) */
+  if (errno != EDEADLK) ev->state = CPUCYCLES_PERF_FALLBACK;
+  return 0;
+}
+
+int cpucycles_perf_is_ours(struct cpucycles_perf_event *ev, int i)
+{
+  unsigned long long id = i == 0 ? ev->id : ev->more_id[i - 1];
+  int fd = *cpucycles_perf_fd_of(ev, i);
+  if (fd < 0) return 0;
+  return id == 0 || event_id(fd) == id;
+}
+
+void cpucycles_perf_close_fds(struct cpucycles_perf_event *ev)
+{
+  int i;
+  if (!cpucycles_perf_is_open(ev)) return;
+  for (i = 0; i <= ev->more; i++) {
+    if (cpucycles_perf_is_ours(ev, i)) close(*cpucycles_perf_fd_of(ev, i));
+    *cpucycles_perf_fd_of(ev, i) = -1;
+  }
+}
+
+void cpucycles_perf_forget(struct cpucycles_perf_event *ev)
+{
+  int i;
+  ev->state = CPUCYCLES_PERF_UNOPENED;
+  ev->fd = -1;
+  ev->page = 0;
+  ev->id = 0;
+  ev->asks = 0;
+  ev->epoch = 0;
+  ev->fast = 0;
+  ev->base = 0;
+  ev->last = 0;
+  for (i = 0; i < ev->more; i++) {
+    ev->more_fd[i] = -1;
+    ev->more_page[i] = 0;
+    ev->more_id[i] = 0;
+  }
+  ev->more = 0;
+}
+
+void cpucycles_perf_close_locked(struct cpucycles_perf_event *ev)
+{
+  int i;
+
+  cpucycles_perf_unlink_locked(ev);
+  if (cpucycles_perf_is_open(ev)) {
+    for (i = 0; i <= ev->more; i++) {
+      volatile struct perf_event_mmap_page **page = cpucycles_perf_page_of(ev, i);
+      if (*page) munmap((void *) *page, cpucycles_perf_page_size());
+      *page = 0;
+    }
+    cpucycles_perf_close_fds(ev);
+  }
+  cpucycles_perf_forget(ev);
+}
+
+void cpucycles_perf_close(struct cpucycles_perf_event *ev)
+{
+  /* no event ever opened: nothing to close, no thread-local touched */
+  if (!cpucycles_perf_ever_linked()) return;
+  /* nothing open or listed: only this thread changes its event, no lock */
+  if (!ev->linked && !cpucycles_perf_is_open(ev)) {
+    cpucycles_perf_forget(ev);
+    return;
+  }
+  if (cpucycles_perf_lock() != 0) return; /* left open, for a later close */
+  cpucycles_perf_close_locked(ev);
+  cpucycles_perf_unlock();
+}
+
+#else
+
+typedef int cpucycles_perf_event_unavailable;
+
+#endif

@@ -1,0 +1,313 @@
+/* perf-registry.c: which perf events are open, in which thread and which
+ * process (perf-internal.h); doc/perf-counters.md, "Threads" and "Fork".
+ *
+ * Each thread lists its open events, and every open event is also on one
+ * process-wide list: a pthread key (created at load, among the first 32,
+ * whose values glibc keeps without allocating) closes the thread's at its
+ * exit; the process's list closes every thread's in a fork child and at
+ * unload.  The lock is held around each open, close and list change, and
+ * across fork(), so that a child never inherits an unlisted descriptor.
+ * A signal handler in a thread that holds it must not wait for it: the
+ * thread-local `mine` makes its open fail (it reads the fallback clock)
+ * and its close wait; no signal mask needed.  Fork's prepare handler and
+ * unloading touch no thread-local (doc/security.md) and block signals.
+ *
+ * Epochs: a child made without the fork handlers (_Fork(), clone())
+ * inherits the thread-locals, whose pages Linux did not copy, and maybe a
+ * held lock.  Each event carries its process's epoch, kept in a page that
+ * a child sees zero-filled (MADV_WIPEONFORK, 4.14); the hot paths compare.
+ * The child's first thread at the lock adopts the process: a fresh lock,
+ * the inherited events dropped, the next epoch.  Without the madvise, a
+ * plain static: only fork() children are handled. */
+#include <config.h> /* (_GNU_SOURCE) */
+
+#include "perf-internal.h"
+
+#ifdef CPUCYCLES_PERF_AVAILABLE
+
+#include "forkhold.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18 /* Linux 4.14 */
+#endif
+
+static struct {
+  pthread_mutex_t lock;
+  struct cpucycles_perf_event *all; /* every thread's open events */
+  long held;                        /* their descriptors */
+  pthread_key_t key;
+  int key_state;   /* 0 not created, 1 created, -1 failed or deleted */
+  int ever_linked; /* set under the lock, never cleared */
+  /* fork's prepare handler holds the lock for the forking thread until
+   * the parent or child handler (forkhold.h) */
+  struct cpucycles_fork_hold for_fork;
+  sigset_t fork_saved_mask;
+  volatile unsigned int *epoch_page; /* [0]: the epoch, [1]: claimed */
+  unsigned int plain_epoch;          /* where there is no such page */
+  unsigned int epoch;                /* this process's (0: none yet) */
+} registry = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* A thread's own: its list of open events, and whether it is in the lock. */
+static __thread struct {
+  struct cpucycles_perf_event *events;
+  volatile int mine;
+} thread;
+
+/* Read by every perf hot path, apart from the registry (perf.h). */
+const volatile unsigned int *cpucycles_perf_epoch = &registry.plain_epoch;
+
+static void drop_inherited_locked(void);
+
+static void set_up_epoch_locked(void)
+{
+  size_t size = cpucycles_perf_page_size();
+  void *page;
+
+  if (registry.epoch) return;
+  registry.epoch = 1;
+  page = mmap(0, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (page != MAP_FAILED) {
+    if (madvise(page, size, MADV_WIPEONFORK) == 0) {
+      volatile unsigned int *words = page;
+      /* filled in before it is published: a 0 epoch means a child */
+      __atomic_store_n(&words[1], 1, __ATOMIC_RELAXED);
+      __atomic_store_n(&words[0], registry.epoch, __ATOMIC_RELAXED);
+      __atomic_store_n(&registry.epoch_page, words, __ATOMIC_RELEASE);
+      __atomic_store_n(&cpucycles_perf_epoch, words, __ATOMIC_RELEASE);
+      return;
+    }
+    munmap(page, size);
+  }
+  __atomic_store_n(&registry.plain_epoch, registry.epoch, __ATOMIC_RELEASE);
+}
+
+/* In a child whose page was wiped. */
+static void next_epoch(void)
+{
+  registry.epoch += 1;
+  if (registry.epoch == 0) registry.epoch = 1;
+  __atomic_store_n(&registry.epoch_page[1], 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&registry.epoch_page[0], registry.epoch, __ATOMIC_RELEASE);
+}
+
+/* In a child made without the fork handlers (the page reads 0), the first
+ * caller adopts the process; the others wait for it. */
+static void adopt_if_child(void)
+{
+  volatile unsigned int *page = __atomic_load_n(&registry.epoch_page, __ATOMIC_ACQUIRE);
+
+  if (!page || __atomic_load_n(&page[0], __ATOMIC_ACQUIRE) != 0) return;
+  if (__atomic_exchange_n(&page[1], 1, __ATOMIC_ACQ_REL) == 0) {
+    static const pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    memcpy(&registry.lock, &fresh, sizeof registry.lock);
+    drop_inherited_locked();
+    next_epoch();
+    return;
+  }
+  while (__atomic_load_n(&page[0], __ATOMIC_ACQUIRE) == 0) sched_yield();
+}
+
+int cpucycles_perf_lock(void)
+{
+  if (cpucycles_fork_hold_mine(&registry.for_fork)) return 0;
+  if (thread.mine) return -1;
+  thread.mine = 1;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  adopt_if_child();
+  pthread_mutex_lock(&registry.lock);
+  return 0;
+}
+
+void cpucycles_perf_unlock(void)
+{
+  if (cpucycles_fork_hold_mine(&registry.for_fork)) return;
+  pthread_mutex_unlock(&registry.lock);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  thread.mine = 0;
+}
+
+/* Fork's prepare handler and unloading: every signal blocked, no
+ * thread-local. */
+static void lock_masked(sigset_t *saved)
+{
+  sigset_t all;
+  sigfillset(&all);
+  if (pthread_sigmask(SIG_BLOCK, &all, saved) != 0) sigemptyset(saved);
+  adopt_if_child();
+  pthread_mutex_lock(&registry.lock);
+}
+
+static void unlock_masked(const sigset_t *saved)
+{
+  pthread_mutex_unlock(&registry.lock);
+  pthread_sigmask(SIG_SETMASK, saved, 0);
+}
+
+static void close_thread_events(void *unused)
+{
+  (void) unused;
+  if (cpucycles_perf_lock() != 0) return;
+  /* (a head not linked: dropped by a thread that adopted a child) */
+  while (thread.events && thread.events->linked)
+    cpucycles_perf_close_locked(thread.events);
+  thread.events = 0;
+  cpucycles_perf_unlock();
+}
+
+/* At load: before main() in a program linked with the library, at
+ * dlopen() in a plug-in host. */
+__attribute__((constructor)) static void create_thread_key(void)
+{
+  if (registry.key_state == 0)
+    registry.key_state =
+      pthread_key_create(&registry.key, close_thread_events) == 0 ? 1 : -1;
+}
+
+int cpucycles_perf_link_locked(struct cpucycles_perf_event *ev)
+{
+  if (registry.key_state != 1) return -1;
+  if (pthread_setspecific(registry.key, ev) != 0) return -1;
+  set_up_epoch_locked();
+  ev->epoch = registry.epoch;
+  if (thread.events && !thread.events->linked) thread.events = 0;
+  ev->next = thread.events;
+  thread.events = ev;
+  ev->all_next = registry.all;
+  registry.all = ev;
+  registry.held += 1 + ev->more;
+  ev->linked = 1;
+  __atomic_store_n(&registry.ever_linked, 1, __ATOMIC_RELAXED);
+  return 0;
+}
+
+void cpucycles_perf_unlink_locked(struct cpucycles_perf_event *ev)
+{
+  struct cpucycles_perf_event **p;
+
+  if (!ev->linked) return;
+  for (p = &thread.events; *p; p = &(*p)->next)
+    if (*p == ev) {
+      *p = ev->next;
+      break;
+    }
+  for (p = &registry.all; *p; p = &(*p)->all_next)
+    if (*p == ev) {
+      *p = ev->all_next;
+      registry.held -= 1 + ev->more;
+      break;
+    }
+  ev->next = 0;
+  ev->all_next = 0;
+  ev->linked = 0;
+  /* the key's value non-null exactly while events remain */
+  if (registry.key_state == 1) pthread_setspecific(registry.key, thread.events);
+}
+
+long cpucycles_perf_held_locked(void)
+{
+  return registry.held;
+}
+
+int cpucycles_perf_ever_linked(void)
+{
+  return __atomic_load_n(&registry.ever_linked, __ATOMIC_RELAXED);
+}
+
+/* Take every event off the lists, closing its descriptors that are still
+ * its own, and with forget, forgetting it.  Pages stay mapped: in a fork
+ * child they were not copied (VM_DONTCOPY) and their addresses may hold
+ * another mapping by now; at unload another thread may still read its. */
+static void drop_all_locked(int forget)
+{
+  struct cpucycles_perf_event *ev, *next;
+
+  for (ev = registry.all; ev; ev = next) {
+    next = ev->all_next;
+    cpucycles_perf_close_fds(ev);
+    ev->next = 0;
+    ev->all_next = 0;
+    ev->linked = 0;
+    if (forget) cpucycles_perf_forget(ev);
+  }
+  registry.all = 0;
+  registry.held = 0;
+}
+
+/* In a child: every listed descriptor counts one of the parent's threads.
+ * The forking thread's events become UNOPENED: its next read opens the
+ * child's own. */
+static void drop_inherited_locked(void)
+{
+  drop_all_locked(1);
+  if (!registry.ever_linked) return;
+  thread.events = 0;
+  if (registry.key_state == 1) pthread_setspecific(registry.key, 0);
+}
+
+void cpucycles_perf_fork_prepare(void)
+{
+  lock_masked(&registry.fork_saved_mask);
+  cpucycles_fork_hold_take(&registry.for_fork);
+}
+
+void cpucycles_perf_fork_parent(void)
+{
+  cpucycles_fork_hold_drop(&registry.for_fork);
+  unlock_masked(&registry.fork_saved_mask);
+}
+
+void cpucycles_perf_fork_child(void)
+{
+  drop_inherited_locked();
+  if (registry.epoch_page &&
+      __atomic_load_n(&registry.epoch_page[0], __ATOMIC_RELAXED) == 0)
+    next_epoch(); /* wiped: a child */
+  cpucycles_fork_hold_drop(&registry.for_fork);
+  unlock_masked(&registry.fork_saved_mask);
+}
+
+void cpucycles_perf_atfork_child(struct cpucycles_perf_event *ev)
+{
+  if (cpucycles_perf_lock() != 0) return;
+  drop_inherited_locked();
+  /* not listed: a FALLBACK event, or one of a thread's own making */
+  if (registry.ever_linked) cpucycles_perf_forget(ev);
+  cpucycles_perf_unlock();
+}
+
+/* dlclose(): the key deleted (its destructor would be unmapped code),
+ * every descriptor closed, the calling thread's events completely.
+ * Another thread may still run (exit() runs destructors beside them): its
+ * page stays mapped and its descriptor is forgotten, so its slow path
+ * reads the page's offset or the fallback, never a reused number. */
+__attribute__((destructor)) static void unload(void)
+{
+  sigset_t saved;
+
+  lock_masked(&saved);
+  if (registry.ever_linked)
+    while (thread.events) cpucycles_perf_close_locked(thread.events);
+  if (!registry.all && registry.epoch_page) {
+    /* nobody reads the page any more: the epoch back in the static */
+    __atomic_store_n(&registry.plain_epoch, registry.epoch, __ATOMIC_RELEASE);
+    __atomic_store_n(&cpucycles_perf_epoch, &registry.plain_epoch, __ATOMIC_RELEASE);
+    munmap((void *) registry.epoch_page, cpucycles_perf_page_size());
+    registry.epoch_page = 0;
+  }
+  drop_all_locked(0);
+  if (registry.key_state == 1) pthread_key_delete(registry.key);
+  registry.key_state = -1;
+  unlock_masked(&saved);
+}
+
+#else
+
+typedef int cpucycles_perf_registry_unavailable;
+
+#endif
