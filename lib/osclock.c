@@ -15,6 +15,8 @@
 
 /* Both are atomics, read by every caller of the OS clocks (annotate.h). */
 int cpucycles_osclock_use_syscall;
+
+#ifdef ASK_PR_GET_TSC
 /* The kernel's answer (enum cpucycles_rdtsc), -1 until asked. */
 static int rdtsc_state = -1;
 
@@ -23,6 +25,7 @@ static void use_syscall(int on)
   CPUCYCLES_ATOMIC(&cpucycles_osclock_use_syscall, sizeof cpucycles_osclock_use_syscall);
   __atomic_store_n(&cpucycles_osclock_use_syscall, on, __ATOMIC_RELAXED);
 }
+#endif
 
 void cpucycles_osclock_setup(void)
 {

@@ -1,7 +1,12 @@
 /* perf-sys.c: the perf code's system calls (perf.h, struct
  * cpucycles_perf_ops) and nothing else: test builds link tests/seams.c in
  * its place, so the shipped library holds no writable seam. */
-#include <config.h> /* (_GNU_SOURCE) */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 
 #include "perf.h"
 

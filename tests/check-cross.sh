@@ -246,9 +246,9 @@ run_freestanding() {
 
 # riscv32-perfrdcycle needs Linux's headers and a C library's, which
 # Debian has for RV64 only (libc6-dev-riscv64-cross): the counter and
-# lib/perf.c are compiled for RV32 against those headers, with the two
+# the perf code (lib/perf*.c) are compiled for RV32 against those headers, with the two
 # ILP32 stub headers glibc would add left empty.  That shows they compile
-# (and that perf.c's RV32 paths exist); nothing runs them.
+# (and that the perf code's RV32 paths exist); nothing runs them.
 check_riscv32_perf() {
   local t=$1 dir=$2 inc=/usr/riscv64-linux-gnu/include f
   if [ ! -f "$inc/linux/perf_event.h" ] || [ ! -f "$inc/sys/syscall.h" ]; then
@@ -258,7 +258,8 @@ check_riscv32_perf() {
   mkdir -p "$dir/shim/gnu"
   : > "$dir/shim/gnu/stubs-ilp32.h"
   : > "$dir/shim/gnu/stubs-ilp32d.h"
-  for f in lib/counters/riscv32-perfrdcycle.c lib/perf.c; do
+  for f in lib/counters/riscv32-perfrdcycle.c lib/perf.c lib/perf-event.c \
+           lib/perf-registry.c lib/perf-sys.c; do
     # -Wno-atomic-alignment: RV32 has no lock-free 64-bit atomics, which
     # configure answers with -latomic; the warning says only that.
     if ! clang-19 --target=riscv32-unknown-linux-gnu -std=c11 -O2 -Wall -Wextra -Werror \
@@ -271,7 +272,7 @@ check_riscv32_perf() {
       return
     fi
   done
-  result "$t" riscv32-perfrdcycle PASS "compiles with lib/perf.c for RV32 (never run: no RV32 C library)"
+  result "$t" riscv32-perfrdcycle PASS "compiles with lib/perf*.c for RV32 (never run: no RV32 C library)"
 }
 
 # ---- one triplet ----
