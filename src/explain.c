@@ -283,7 +283,12 @@ void explain_machine(struct explain *e)
   e->paranoid = read_setting(e->root, "/proc/sys/kernel/perf_event_paranoid");
   e->rdpmc = reported_setting(e, CPUCYCLES_SETTING_RDPMC);
   e->perf_user_access = reported_setting(e, CPUCYCLES_SETTING_PERF_USER_ACCESS);
-  e->core_pmus = cpucycles_pmu_discover(e->root, e->pmus, CPUCYCLES_PMU_MAX);
+  /* The core PMUs as the perf counters found them (the process's first
+   * perf event looks); none known where no event opened. */
+#ifdef CPUCYCLES_PERF_AVAILABLE
+  e->core_pmus = cpucycles_perf_core_pmus(e->pmus, CPUCYCLES_PMU_MAX);
+  if (e->core_pmus < 0) e->core_pmus = 0;
+#endif
   warn_governors(e);
   warn_turbo(e);
   warn_cpuinfo_flags(e);
