@@ -55,7 +55,22 @@ struct counter_info {
    * forbid the reads (a system call, an instruction every process may
    * run). */
   int may_fault;
+  /* The kernel switch setup read to decide, for cpucycles-info --explain
+   * (the tool reports it and does not read it again): name one of
+   * CPUCYCLES_SETTING_* below, or NULL when setup read none; known 0 when
+   * the switch was looked for and not there (or unreadable).  Cleared by
+   * the probe before setup, like refusal; nothing in the library acts on
+   * it. */
+  struct counter_setting {
+    const char *name;
+    long value;
+    int known;
+  } setting;
 };
+
+/* The switches a setup may report in info->setting. */
+#define CPUCYCLES_SETTING_RDPMC "rdpmc"
+#define CPUCYCLES_SETTING_PERF_USER_ACCESS "kernel.perf_user_access"
 
 /* Refusals shared by several counters, which cpucycles-info recognises to
  * say what would change them. */

@@ -229,13 +229,15 @@ static int open_events_locked(struct cpucycles_perf_event *ev, int n,
   return 0;
 }
 
-int cpucycles_perf_core_pmus(void)
+int cpucycles_perf_core_pmus(struct cpucycles_pmu *pmus, int max)
 {
-  int found;
+  int found, i;
 
   if (cpucycles_perf_lock() != 0) return -1;
   check_root_locked();
   found = core.looked ? core.found : -1;
+  for (i = 0; pmus && i < found && i < max && i < CPUCYCLES_PMU_MAX; i++)
+    pmus[i] = core.pmu[i];
   cpucycles_perf_unlock();
   return found;
 }

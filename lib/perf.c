@@ -222,7 +222,7 @@ int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
   int i;
 
   if (cpucycles_perf_open(ev, rdpmc != 0, config1) != 0) {
-    if (errno == ENOSPC && cpucycles_perf_core_pmus() > CPUCYCLES_PMU_MAX)
+    if (errno == ENOSPC && cpucycles_perf_core_pmus(0, 0) > CPUCYCLES_PMU_MAX)
       return counter_refuse(info, CPUCYCLES_PERF_REFUSAL_PMUS, 0);
     return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_OPEN, errno);
   }

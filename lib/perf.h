@@ -135,8 +135,10 @@ void cpucycles_perf_set_persecond(long long persecond);
   "a hybrid CPU: the fixed counter counts one core type only"
 
 /* The core PMUs the process's first successful open found (above
- * CPUCYCLES_PMU_MAX included); -1 before it. */
-int cpucycles_perf_core_pmus(void);
+ * CPUCYCLES_PMU_MAX included); -1 before it.  The first max of them are
+ * copied to pmus (may be NULL): cpucycles-info reports them, from this
+ * state, rather than looking again. */
+int cpucycles_perf_core_pmus(struct cpucycles_pmu *pmus, int max);
 
 struct counter_info;
 

@@ -21,9 +21,10 @@ static int one_digit(const char *buf, ssize_t len, int full)
 }
 
 #ifdef _WIN32
-int cpucycles_rdpmc_switch(const char *root)
+int cpucycles_rdpmc_switch_read(const char *root, struct counter_setting *seen)
 {
   (void) root;
+  (void) seen;
   return -1; /* no sysfs: nothing to ask */
 }
 #else
@@ -31,22 +32,22 @@ int cpucycles_rdpmc_switch(const char *root)
 static const char *const core_pmus[] = { "cpu", "cpu_core", "cpu_atom" };
 #define CORE_PMUS (sizeof core_pmus / sizeof core_pmus[0])
 
-/* The switch's file holds "2" (and its newline). */
-static int says_always(int fd)
+/* The switch's digit, or -1 (unreadable, not one digit). */
+static int switch_digit(int fd)
 {
   char buf[16];
   int full;
   ssize_t len = cpucycles_read_fd_start(fd, buf, sizeof buf, &full);
-  return one_digit(buf, len, full) == 2;
+  return one_digit(buf, len, full);
 }
 
 /* Relative to the devices directory, opened once: each path walked in
  * sysfs costs microseconds in a VM, and this runs in every x86-64 first
  * call. */
-int cpucycles_rdpmc_switch(const char *root)
+int cpucycles_rdpmc_switch_read(const char *root, struct counter_setting *seen)
 {
   char path[32];
-  int found = 0, result = 2, dir, fd;
+  int found = 0, result = 2, dir, fd, digit;
   size_t i;
 
   dir = cpucycles_open_under(root, "/sys/bus/event_source/devices");
@@ -62,7 +63,12 @@ int cpucycles_rdpmc_switch(const char *root)
       continue;
     }
     found = 1;
-    if (!says_always(fd)) result = 1;
+    digit = switch_digit(fd);
+    if (digit != 2) result = 1;
+    if (seen) { /* the switch that decided: the last read */
+      seen->value = digit;
+      seen->known = digit >= 0;
+    }
     close(fd);
   }
   close(dir);

@@ -12,8 +12,15 @@
  * says anything else (1, the default, allows RDPMC only beside a mapped
  * event; unreadable included); 0 without a core PMU's switch (no PMU
  * driver, or before Linux 3.4: RDPMC never allowed); -1 without the
- * directory (no sysfs): only trying tells. */
-int cpucycles_rdpmc_switch(const char *root);
+ * directory (no sysfs): only trying tells.  Where seen is not NULL, the
+ * value of the switch that decided (the last one read), known 0 where none
+ * was read or it held no digit; seen->name is the caller's to set. */
+int cpucycles_rdpmc_switch_read(const char *root, struct counter_setting *seen);
+
+static inline int cpucycles_rdpmc_switch(const char *root)
+{
+  return cpucycles_rdpmc_switch_read(root, 0);
+}
 
 /* ROOT/proc/sys/kernel/perf_user_access (RISC-V 6.6, arm64 5.17): 0 no
  * user reads, 1 only through a mapped event, 2 (RISC-V legacy) the cycle
@@ -27,6 +34,9 @@ int cpucycles_perf_user_access(const char *root);
 static inline int cpucycles_rdcycle_access(struct counter_info *info)
 {
   int access = cpucycles_perf_user_access("");
+  info->setting.name = CPUCYCLES_SETTING_PERF_USER_ACCESS;
+  info->setting.value = access;
+  info->setting.known = access >= 0;
   if (access == 0)
     return counter_refuse(info, "kernel.perf_user_access 0: no user-mode cycle reads", 0);
   if (access == 1)

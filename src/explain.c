@@ -256,16 +256,39 @@ void explain_start(struct explain *e, const char *root, int count,
   e->count = count;
 }
 
+/* The switch named name as the probe's reports say a setup read it
+ * (counter_info.setting); unknown where no counter read it (not tried, not
+ * built, another counter named): the tool does not read it itself. */
+static struct explain_setting reported_setting(const struct explain *e,
+                                               const char *name)
+{
+  struct explain_setting s = { 0, 0 };
+  int i;
+  for (i = 0; i < e->nreports; i++) {
+    const struct counter_setting *c = &e->reports[i].info.setting;
+    if (c->name && strcmp(c->name, name) == 0 && c->known) {
+      s.known = 1;
+      s.value = c->value;
+      break;
+    }
+  }
+  return s;
+}
+
 void explain_machine(struct explain *e)
 {
+  /* The library never reads kernel.perf_event_paranoid (the kernel's
+   * answer to perf_event_open is its question): the tool reads it, only
+   * to explain an EACCES or EPERM refusal in words. */
   e->paranoid = read_setting(e->root, "/proc/sys/kernel/perf_event_paranoid");
-  e->rdpmc = read_setting(e->root, "/sys/bus/event_source/devices/cpu/rdpmc");
-  if (!e->rdpmc.known)   /* hybrid Intel: one PMU per core type */
-    e->rdpmc = read_setting(e->root,
-                            "/sys/bus/event_source/devices/cpu_core/rdpmc");
-  e->perf_user_access = read_setting(e->root,
-                                     "/proc/sys/kernel/perf_user_access");
-  e->core_pmus = cpucycles_pmu_discover(e->root, e->pmus, CPUCYCLES_PMU_MAX);
+  e->rdpmc = reported_setting(e, CPUCYCLES_SETTING_RDPMC);
+  e->perf_user_access = reported_setting(e, CPUCYCLES_SETTING_PERF_USER_ACCESS);
+  /* The core PMUs as the perf counters found them (the process's first
+   * perf event looks); none known where no event opened. */
+#ifdef CPUCYCLES_PERF_AVAILABLE
+  e->core_pmus = cpucycles_perf_core_pmus(e->pmus, CPUCYCLES_PMU_MAX);
+  if (e->core_pmus < 0) e->core_pmus = 0;
+#endif
   warn_governors(e);
   warn_turbo(e);
   warn_cpuinfo_flags(e);

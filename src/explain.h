@@ -41,7 +41,8 @@ struct explain_warning {
   char text[320];
 };
 
-/* A kernel setting: its value, or known 0 when it could not be read. */
+/* A kernel setting: its value, or known 0 when it is not known (the probe
+ * did not read it, or it could not be read). */
 struct explain_setting {
   int known;
   long value;
@@ -70,7 +71,8 @@ struct explain {
  * library's own first call, cpucycles_probe_observe): start, then each
  * frequency source and counter report as the probe makes them (arg e),
  * then e->persecond and e->chosen set from the probe's result, then the
- * kernel settings and the warnings' files under root. */
+ * kernel settings (rdpmc and perf_user_access from the reports' settings,
+ * perf_event_paranoid read) and the warnings' files under root. */
 void explain_start(struct explain *e, const char *root, int count,
                    const char *name);
 void explain_keep_source(const struct persecond_source *s, void *arg);

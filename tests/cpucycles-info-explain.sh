@@ -201,5 +201,28 @@ CPUCYCLES_COUNTER=nonsense CPUCYCLES_INFO_ROOT="$root" "$info" --json > "$work/u
 grep -q '^  "named_outcome": "unknown",$' "$work/unknown.json" ||
   fail "--json with CPUCYCLES_COUNTER=nonsense: no named_outcome unknown"
 
+# --- one probe ----------------------------------------------------------------
+# --explain opens what the plain tool opens (the library's probe), and
+# beyond it only kernel.perf_event_paranoid (the tool's explanation of a
+# perf_event_open refusal) and the warnings' files: never again the rdpmc
+# switches, kernel.perf_user_access or the PMU directories.
+extra_ok='^(/proc/sys/kernel/perf_event_paranoid|/proc/cpuinfo|/sys/devices/system/cpu/cpu[0-9]+/cpufreq/scaling_governor|/sys/devices/system/cpu/intel_pstate/no_turbo|/sys/devices/system/cpu/cpufreq/boost|/sys/bus/event_source/devices/[A-Za-z0-9_]+/cpus)$'
+opened() {
+  sed -n 's/.*openat([^,]*, "\([^"]*\)".*/\1/p' "$1" | sort -u
+}
+if command -v strace > /dev/null 2>&1 &&
+   strace -f -qq -e trace=openat -o "$work/strace.plain" "$info" > /dev/null 2>&1 &&
+   [ -s "$work/strace.plain" ]; then
+  strace -f -qq -e trace=openat -o "$work/strace.explain" "$info" --explain > /dev/null 2>&1 ||
+    fail "--explain under strace"
+  opened "$work/strace.plain" > "$work/opened.plain"
+  opened "$work/strace.explain" | comm -23 - "$work/opened.plain" |
+    grep -vE "$extra_ok" > "$work/opened.extra"
+  [ -s "$work/opened.extra" ] &&
+    fail "--explain opened what the probe did not: $(tr '\n' ' ' < "$work/opened.extra")"
+else
+  echo "strace not usable here: the comparison of opened files is skipped"
+fi
+
 [ "$failed" -eq 0 ] && echo "PASS: cpucycles-info --explain, --json"
 exit "$failed"

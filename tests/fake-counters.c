@@ -53,6 +53,7 @@ static int fake_setup(struct fake *f, struct counter_info *info)
 {
   f->setups++;
   if (f->hook) f->hook(f);
+  info->setting = f->info.setting; /* read before it refuses or faults */
   if (f->failure == FAKE_SETUP_REFUSES
       || (f->failure == FAKE_WORKS_ONCE && f->setups > 1))
     return counter_refuse(info, f->info.refusal, f->info.refusal_errno);

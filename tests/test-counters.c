@@ -309,6 +309,31 @@ START_TEST(rdpmc_switch_of_hybrid_processors)
 }
 END_TEST
 
+/* What the switch said, for amd64-pmcff's report (cpucycles-info shows
+ * it): the value of the switch that decided. */
+START_TEST(rdpmc_switch_says_what_it_read)
+{
+  struct counter_setting seen = { 0, 0, 0 };
+  make_root();
+  ck_assert_int_eq(cpucycles_rdpmc_switch_read(root, &seen), -1);
+  ck_assert_int_eq(seen.known, 0);
+  put("cpu", "0\n");
+  ck_assert_int_eq(cpucycles_rdpmc_switch_read(root, &seen), 1);
+  ck_assert_int_eq(seen.known, 1);
+  ck_assert_int_eq(seen.value, 0);
+  put("cpu", "2x\n");
+  ck_assert_int_eq(cpucycles_rdpmc_switch_read(root, &seen), 1);
+  ck_assert_int_eq(seen.known, 0);
+  put("cpu", "2\n");
+  ck_assert_int_eq(cpucycles_rdpmc_switch_read(root, &seen), 2);
+  ck_assert_int_eq(seen.known, 1);
+  ck_assert_int_eq(seen.value, 2);
+  put("cpu_atom", "1\n");  /* the one that says no */
+  ck_assert_int_eq(cpucycles_rdpmc_switch_read(root, &seen), 1);
+  ck_assert_int_eq(seen.value, 1);
+}
+END_TEST
+
 START_TEST(rdpmc_switch_unreadable)
 {
   char path[256];
@@ -344,6 +369,7 @@ int main(void)
   tcase_add_test(r, rdpmc_switch_absent);
   tcase_add_test(r, rdpmc_switch_values);
   tcase_add_test(r, rdpmc_switch_of_hybrid_processors);
+  tcase_add_test(r, rdpmc_switch_says_what_it_read);
   tcase_add_test(r, rdpmc_switch_unreadable);
   suite_add_tcase(s, r);
 #endif

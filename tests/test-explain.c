@@ -6,6 +6,7 @@
 #include <check.h>
 #include "check-run.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <regex.h>
 #include <pthread.h>
 #include <signal.h>
@@ -259,6 +260,21 @@ START_TEST(real_perf_counter_refused_by_the_kernel)
 }
 END_TEST
 
+/* A switch as a counter's setup reports reading it. */
+static struct counter_setting rdpmc_said(long value)
+{
+  struct counter_setting s = { CPUCYCLES_SETTING_RDPMC, 0, 1 };
+  s.value = value;
+  return s;
+}
+
+static struct counter_setting user_access_said(long value)
+{
+  struct counter_setting s = { CPUCYCLES_SETTING_PERF_USER_ACCESS, 0, 1 };
+  s.value = value;
+  return s;
+}
+
 /* The RDPMC switch and user-space reads, as amd64-pmcff, amd64-perfpmc
  * and arm64-perfpmc would say them: the fakes take those names. */
 START_TEST(rdpmc_refusals)
@@ -279,8 +295,10 @@ START_TEST(rdpmc_refusals)
   fakes[1].info.refusal = CPUCYCLES_REFUSAL_NO_USER_RDPMC;
   fakes[2].failure = FAKE_SETUP_REFUSES;
   fakes[2].info.refusal = CPUCYCLES_REFUSAL_NO_USER_RDPMC;
-  put("/sys/bus/event_source/devices/cpu/rdpmc", "0\n");
-  put("/proc/sys/kernel/perf_user_access", "0\n");
+  /* the switches as the reports carry them (amd64-pmcff's setup reads
+   * the rdpmc switch, the rdcycle counters' kernel.perf_user_access) */
+  fakes[0].info.setting = rdpmc_said(0);
+  fakes[2].info.setting = user_access_said(0);
   explain_table(4, 0);
   ck_assert_line("^counter amd64-pmcff: dropped: RDPMC not allowed \\(rdpmc = 0\\); "
                  "cpucycles-open \\(rdpmc = 2\\) would allow it$");
@@ -292,6 +310,76 @@ START_TEST(rdpmc_refusals)
   ck_assert_line("^counter fake-3: chosen: ");
 }
 END_TEST
+
+/* The switches come from the probe's reports, never from a second read:
+ * files that say otherwise beside the library are not looked at, and a
+ * switch no counter read is unknown (JSON null). */
+START_TEST(settings_are_the_reports)
+{
+  struct counter named = fake_counters[0];
+  FILE *f;
+  size_t n;
+  named.name = "amd64-pmcff";
+  table[0] = &named;
+  fakes[0].failure = FAKE_SETUP_REFUSES;
+  fakes[0].info.refusal = CPUCYCLES_REFUSAL_RDPMC_SWITCH;
+  fakes[0].info.setting = rdpmc_said(1);
+  put("/sys/bus/event_source/devices/cpu/rdpmc", "0\n");
+  put("/sys/bus/event_source/devices/cpu_core/rdpmc", "0\n");
+  put("/proc/sys/kernel/perf_user_access", "0\n");
+  explain_table(2, 0);
+  ck_assert_line("^counter amd64-pmcff: dropped: RDPMC not allowed: rdpmc "
+                 "switch 1 and no perf event");
+  ck_assert_int_eq(e.rdpmc.known, 1);
+  ck_assert_int_eq(e.rdpmc.value, 1);
+  ck_assert_int_eq(e.perf_user_access.known, 0);
+  f = tmpfile();
+  ck_assert_ptr_nonnull(f);
+  explain_print_json(f, &e, "0");
+  rewind(f);
+  n = fread(printed, 1, sizeof printed - 1, f);
+  printed[n] = 0;
+  fclose(f);
+  ck_assert_msg(strstr(printed, "\"rdpmc\": 1,") != 0, "%s", printed);
+  ck_assert_msg(strstr(printed, "\"perf_user_access\": null") != 0, "%s",
+                printed);
+
+  /* no counter read the switch (not tried, or another counter named) */
+  fakes[0].info.setting.name = 0;
+  explain_table(2, 0);
+  ck_assert_int_eq(e.rdpmc.known, 0);
+  ck_assert_line("^counter amd64-pmcff: dropped: RDPMC not allowed: rdpmc "
+                 "switch 1 and no perf event");
+}
+END_TEST
+
+#ifdef CPUCYCLES_PERF_AVAILABLE
+static int devnull_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+                        int group_fd, unsigned long flags)
+{
+  (void) attr; (void) pid; (void) cpu; (void) group_fd; (void) flags;
+  return open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+#endif
+
+/* A fake's setup hook doing what a perf counter's setup does first: open
+ * the cycles event, whose first success makes the library look for the
+ * core PMUs (under the fixture tree, through a stand-in opener).  The tool
+ * reports what that look found (the root stays set for it to ask); the
+ * root is set anew so that each probe looks again. */
+static void opens_a_perf_event(struct fake *f)
+{
+#ifdef CPUCYCLES_PERF_AVAILABLE
+  struct cpucycles_perf_event ev = { 0 };
+  cpucycles_perf_set_sysfs_root(0);
+  cpucycles_perf_core_pmus(0, 0);
+  cpucycles_perf_set_sysfs_root(root);
+  cpucycles_perf_set_opener(devnull_open);
+  if (cpucycles_perf_open(&ev, 0, 0) == 0) cpucycles_perf_close(&ev);
+  cpucycles_perf_set_opener(0);
+#endif
+  (void) f;
+}
 
 /* A hybrid CPU: the core PMUs as sysfs lists them. */
 static void put_alder_lake(void)
@@ -319,6 +407,7 @@ START_TEST(hybrid_refusals)
   fakes[0].info.refusal = CPUCYCLES_PERF_REFUSAL_HYBRID;
   fakes[1].failure = FAKE_SETUP_REFUSES;
   fakes[1].info.refusal = CPUCYCLES_PERF_REFUSAL_PMUS;
+  fakes[1].hook = opens_a_perf_event; /* finds the 7 below */
   put_alder_lake();
   for (i = 0; i < 5; i++) {
     char path[128];
@@ -344,7 +433,7 @@ START_TEST(crashes_say_the_signal_and_where)
   fakes[0].failure = FAKE_SETUP_SIGSEGV;
   fakes[1].failure = FAKE_READ_SIGILL;
   fakes[2].failure = FAKE_SETUP_SIGSEGV;
-  put("/sys/bus/event_source/devices/cpu/rdpmc", "0\n");
+  fakes[2].info.setting = rdpmc_said(0);
   explain_table(4, 0);
   ck_assert_line("^counter fake-0: dropped: crashed with SIGSEGV in setup$");
   ck_assert_line("^counter fake-1: dropped: crashed with SIGILL in its reads$");
@@ -352,18 +441,15 @@ START_TEST(crashes_say_the_signal_and_where)
                  "\\(RDPMC is off: rdpmc = 0\\); cpucycles-open \\(rdpmc = 2\\) "
                  "would allow it$");
 
-  /* a hybrid Intel machine has its switch under cpu_core */
-  put("/sys/bus/event_source/devices/cpu/rdpmc", "");
-  ck_assert_int_eq(unlink(strcat(strcpy(printed, root),
-                                 "/sys/bus/event_source/devices/cpu/rdpmc")), 0);
-  put("/sys/bus/event_source/devices/cpu_core/rdpmc", "2\n");
+  /* the switch says always (on a hybrid Intel machine, cpu_core's: which
+   * file is lib/rdpmc.c's question, test-counters') */
+  fakes[2].info.setting = rdpmc_said(2);
   explain_table(4, 0);
   ck_assert_line("^counter amd64-pmcff: dropped: crashed with SIGSEGV in setup "
                  "\\(RDPMC is allowed, rdpmc = 2: this CPU has no fixed counter 1");
 
   /* no switch to ask (where the counter is tried with its fault caught) */
-  ck_assert_int_eq(unlink(strcat(strcpy(printed, root),
-                                 "/sys/bus/event_source/devices/cpu_core/rdpmc")), 0);
+  fakes[2].info.setting.known = 0;
   explain_table(4, 0);
   ck_assert_line("^counter amd64-pmcff: dropped: crashed with SIGSEGV in setup "
                  "\\(no rdpmc switch to ask");
@@ -544,8 +630,11 @@ END_TEST
 
 START_TEST(warning_on_a_hybrid_cpu)
 {
+  /* the core PMUs as the perf counters' first event found them */
+  fakes[1].failure = FAKE_SETUP_REFUSES;
+  fakes[1].hook = opens_a_perf_event;
   put_alder_lake();
-  explain_table(1, 0);
+  explain_table(2, 0);
   ck_assert_line("^warning hybrid: a hybrid CPU with 2 core types, cpu_core "
                  "\\(CPUs 0-15\\) and cpu_atom \\(CPUs 16-23\\): the same "
                  "code takes different numbers of cycles on each; pin a "
@@ -556,9 +645,21 @@ START_TEST(warning_on_a_hybrid_cpu)
   rmdir_tree("/sys");
   put("/sys/bus/event_source/devices/armv8_pmuv3_0/type", "8\n");
   put("/sys/bus/event_source/devices/armv8_pmuv3_0/cpus", "0-63\n");
-  explain_table(1, 0);
+  explain_table(2, 0);
   ck_assert_no_line("^warning hybrid");
   ck_assert_int_eq(e.core_pmus, 1);
+}
+END_TEST
+
+/* The core PMUs are the perf counters' look, never the tool's: where no
+ * perf event opened (none tried here), the fixture's hybrid PMUs are not
+ * read, and nothing is said of them. */
+START_TEST(core_pmus_are_the_perf_counters_look)
+{
+  put_alder_lake();
+  explain_table(1, 0);
+  ck_assert_no_line("^warning hybrid");
+  ck_assert_int_eq(e.core_pmus, 0);
 }
 END_TEST
 
@@ -694,6 +795,7 @@ static Suite *explain_suite(void)
   tcase_add_test(t, perf_refusal_says_paranoid_and_the_action);
   tcase_add_test(t, real_perf_counter_refused_by_the_kernel);
   tcase_add_test(t, rdpmc_refusals);
+  tcase_add_test(t, settings_are_the_reports);
   tcase_add_test(t, crashes_say_the_signal_and_where);
   tcase_add_test(t, misfit_says_the_frequencies);
   tcase_add_test(t, unsteady_counters);
@@ -704,6 +806,7 @@ static Suite *explain_suite(void)
   tcase_add_test(t, warnings_where_a_benchmark_is_misled);
   tcase_add_test(t, no_warning_on_a_benchmarking_machine);
   tcase_add_test(t, warning_on_a_hybrid_cpu);
+  tcase_add_test(t, core_pmus_are_the_perf_counters_look);
   tcase_add_test(t, hybrid_refusals);
   tcase_add_test(t, json_strings_are_escaped);
   tcase_add_test(t, json_text_cut_of_a_long_value);

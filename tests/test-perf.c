@@ -2291,7 +2291,7 @@ START_TEST(hybrid_reads_the_sum_across_migrations)
   /* on a P-core: its event on counter 3 (index 4), the E-core's off */
   fake_page_template(0, 0, 1);
   ck_assert_int_eq(cpucycles_perf_setup(&ev, fake_rdpmc, 0, &info), 0);
-  ck_assert_int_eq(cpucycles_perf_core_pmus(), 2);
+  ck_assert_int_eq(cpucycles_perf_core_pmus(0, 0), 2);
   /* the plain event that told us the kernel gives events, then one per
    * core PMU with the extended type */
   ck_assert_int_eq(open_calls, 3);
@@ -2473,7 +2473,7 @@ START_TEST(hybrid_refuses_more_pmus_than_it_opens)
   memset(&info, 0, sizeof info);
   ck_assert_int_eq(cpucycles_perf_setup(&ev, fake_rdpmc, 0, &info), -1);
   ck_assert_str_eq(info.refusal, CPUCYCLES_PERF_REFUSAL_PMUS);
-  ck_assert_int_eq(cpucycles_perf_core_pmus(), CPUCYCLES_PMU_MAX + 1);
+  ck_assert_int_eq(cpucycles_perf_core_pmus(0, 0), CPUCYCLES_PMU_MAX + 1);
   ck_assert_int_eq(open_calls, 1);
   ck_assert(fd_is_closed(opened_fd(0)));
   /* the next thread's open does not even try */
@@ -2499,7 +2499,7 @@ START_TEST(one_core_type_keeps_one_event)
   ck_assert_int_eq(ev.more, 0);
   ck_assert_int_eq(open_calls, 1);
   ck_assert_uint_eq(attrs[0].config, PERF_COUNT_HW_CPU_CYCLES);
-  ck_assert_int_eq(cpucycles_perf_core_pmus(), 1);
+  ck_assert_int_eq(cpucycles_perf_core_pmus(0, 0), 1);
   cpucycles_perf_close(&ev);
   /* looked for once: a later open does not read sysfs again */
   remove_tree();

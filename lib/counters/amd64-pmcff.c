@@ -51,7 +51,8 @@ static int has_fixed_cycles(void)
 
 static int pmcff_setup(struct counter_info *info)
 {
-  switch (cpucycles_rdpmc_switch("")) {
+  info->setting.name = CPUCYCLES_SETTING_RDPMC; /* for cpucycles-info */
+  switch (cpucycles_rdpmc_switch_read("", &info->setting)) {
     case 2:
       if (!has_fixed_cycles())
         return counter_refuse(info, CPUCYCLES_REFUSAL_NO_FIXED_COUNTER, 0);
