@@ -5,14 +5,7 @@
  * read(2) needs no question first, and its kernel id (PERF_EVENT_IOC_ID)
  * is checked on the slow paths: a number no longer the event's is never
  * read, written or closed again.  No id (old kernels, tests): trusted. */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
-#include "perf-internal.h"
+#include "perf-internal.h" /* first: config.h, _GNU_SOURCE */
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 

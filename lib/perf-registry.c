@@ -19,14 +19,7 @@
  * The child's first thread at the lock adopts the process: a fresh lock,
  * the inherited events dropped, the next epoch.  Without the madvise, a
  * plain static: only fork() children are handled. */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
-#include "perf-internal.h"
+#include "perf-internal.h" /* first: config.h, _GNU_SOURCE */
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 

@@ -1,14 +1,7 @@
 /* perf-sys.c: the perf code's system calls (perf.h, struct
  * cpucycles_perf_ops) and nothing else: test builds link tests/seams.c in
  * its place, so the shipped library holds no writable seam. */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
-#include "perf.h"
+#include "perf.h" /* first: config.h, _GNU_SOURCE */
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 

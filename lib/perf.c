@@ -1,14 +1,7 @@
 /* perf.c: the read path of the perf counters (the slow path behind
  * cpucycles_perf_read_fast), the fallback clock, and setup.  See perf.h,
  * perf-internal.h and doc/perf-counters.md. */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
-#include "perf-internal.h"
+#include "perf-internal.h" /* first: config.h, _GNU_SOURCE */
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 

@@ -14,6 +14,15 @@
 #ifndef CPUCYCLES_PERF_H
 #define CPUCYCLES_PERF_H
 
+/* The perf files include this first (the RV32 check compiles them with
+ * no config.h). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
 #if defined(__linux__) && defined(__has_include)
 #if __has_include(<linux/perf_event.h>)
 #define CPUCYCLES_PERF_AVAILABLE 1

@@ -73,6 +73,18 @@ static void print_text(void)
   fclose(f);
 }
 
+static void print_json(void)
+{
+  FILE *f = tmpfile();
+  size_t n;
+  ck_assert_ptr_nonnull(f);
+  explain_print_json(f, &e, "0");
+  rewind(f);
+  n = fread(printed, 1, sizeof printed - 1, f);
+  printed[n] = 0;
+  fclose(f);
+}
+
 /* Some line of the output matches the extended regular expression. */
 static int has_line(const char *pattern)
 {
@@ -317,8 +329,6 @@ END_TEST
 START_TEST(settings_are_the_reports)
 {
   struct counter named = fake_counters[0];
-  FILE *f;
-  size_t n;
   named.name = "amd64-pmcff";
   table[0] = &named;
   fakes[0].failure = FAKE_SETUP_REFUSES;
@@ -333,13 +343,7 @@ START_TEST(settings_are_the_reports)
   ck_assert_int_eq(e.rdpmc.known, 1);
   ck_assert_int_eq(e.rdpmc.value, 1);
   ck_assert_int_eq(e.perf_user_access.known, 0);
-  f = tmpfile();
-  ck_assert_ptr_nonnull(f);
-  explain_print_json(f, &e, "0");
-  rewind(f);
-  n = fread(printed, 1, sizeof printed - 1, f);
-  printed[n] = 0;
-  fclose(f);
+  print_json();
   ck_assert_msg(strstr(printed, "\"rdpmc\": 1,") != 0, "%s", printed);
   ck_assert_msg(strstr(printed, "\"perf_user_access\": null") != 0, "%s",
                 printed);
@@ -722,8 +726,6 @@ static const char *source_json(const char *path, size_t valuelen)
   int cpuinfo = strcmp(path, "/proc/cpuinfo") == 0;
   size_t at0 = cpuinfo ? strlen(head) : 0;
   char text[256], *at, *end;
-  FILE *f;
-  size_t n;
 
   ck_assert_uint_lt(valuelen, 200);
   strcpy(text, head);
@@ -733,13 +735,7 @@ static const char *source_json(const char *path, size_t valuelen)
   put("/etc/cpucyclespersecond", "0\n");
   put(path, text);
   explain_table(1, 0);
-  f = tmpfile();
-  ck_assert_ptr_nonnull(f);
-  explain_print_json(f, &e, "0");
-  rewind(f);
-  n = fread(printed, 1, sizeof printed - 1, f);
-  printed[n] = 0;
-  fclose(f);
+  print_json();
   snprintf(text, sizeof text, "\"%s\"", path);
   at = strstr(printed, text);
   ck_assert_msg(at != 0, "no %s source in:\n%s", path, printed);
