@@ -45,7 +45,7 @@ CFLAGS="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-
 INC="-I$src/lib -I$src/include -I$src/fuzz"
 sources() {
   case $1 in
-    select_name) echo "$src/lib/select.c $src/lib/works.c $src/lib/multiplier.c $src/lib/adapters.c $src/lib/osclock.c $src/lib/counters/default-zero.c" ;;
+    select_name) echo "$src/lib/select.c $src/lib/works.c $src/lib/multiplier.c $src/lib/adapters.c $src/lib/multiplier-sys.c $src/lib/osclock.c $src/lib/readfile.c $src/lib/counters/default-zero.c" ;;
     *) echo "$src/lib/persecond.c $src/lib/readfile.c" ;;
   esac
 }
