@@ -37,20 +37,49 @@ struct outcome {
   long long persecond;
   int monotone;  /* 1000 later reads never went backwards */
   int increased; /* and the last was above the first */
+  char works[256]; /* the counters the probe measured working, in the
+                      table's order, each followed by a comma */
 };
+
+/* The counters the child's probe found working ("name,"), and those it
+ * did not try because their faults could not be caught ("name?,").  Two
+ * first calls on one machine find the same ones, while the choice between
+ * two of equal precision (amd64-tsc and amd64-tscasm, the same
+ * instruction) follows each run's measurements: a filter that costs the
+ * probe a counter shows here, a tie broken the other way does not. */
+static char works[256];
+
+static void note_works(const struct probe_report *r, void *unused)
+{
+  size_t len = strlen(works);
+  (void)unused;
+  if (r->outcome == PROBE_WORKS)
+    snprintf(works + len, sizeof works - len, "%s,", r->name);
+  else if (r->outcome == PROBE_NOT_TRIED)
+    snprintf(works + len, sizeof works - len, "%s?,", r->name);
+}
+
+static const struct probe_observer watch_probe = { "", 0, note_works, 0 };
 
 static void first_call(char *report, size_t size)
 {
-  long long first = cpucycles(), last = first, now;
+  long long first, last, now;
   int i, monotone = 1;
 
+  works[0] = 0;
+  /* an observed probe measures every counter, as a traced one does: only
+   * where the whole table is probed anyway, no counter named */
+  if (!getenv("CPUCYCLES_COUNTER")) cpucycles_probe_observe(&watch_probe);
+  first = cpucycles();
+  last = first;
   for (i = 0; i < 1000; i++) {
     now = cpucycles();
     if (now < last) monotone = 0;
     last = now;
   }
-  snprintf(report, size, "%s %lld %d %d", cpucycles_implementation(),
-           cpucycles_persecond(), monotone, last > first);
+  snprintf(report, size, "%s %lld %d %d %s", cpucycles_implementation(),
+           cpucycles_persecond(), monotone, last > first,
+           works[0] ? works : "-");
 }
 
 static void first_call_under(const struct refusal *refused, int n,
@@ -60,8 +89,9 @@ static void first_call_under(const struct refusal *refused, int n,
   out->result = sandbox_run(refused, n, prepare, first_call, out->report,
                             sizeof out->report);
   if (out->result == SANDBOX_DONE)
-    ck_assert_msg(sscanf(out->report, "%63s %lld %d %d", out->implementation,
-                         &out->persecond, &out->monotone, &out->increased) == 4,
+    ck_assert_msg(sscanf(out->report, "%63s %lld %d %d %255s", out->implementation,
+                         &out->persecond, &out->monotone, &out->increased,
+                         out->works) == 5,
                   "unexpected report: %s", out->report);
 }
 
@@ -75,6 +105,54 @@ static void assert_counts(const struct outcome *out, const char *what)
                 "%s: default-zero chosen (%s)", what, out->report);
   ck_assert_msg(out->monotone && out->increased, "%s: %s does not count (%s)",
                 what, out->implementation, out->report);
+}
+
+/* Whether the list (works' form) has "name" followed by mark. */
+static int listed(const char *list, const char *name, size_t len, char mark)
+{
+  const char *p = list;
+  while (*p) {
+    const char *end = strchr(p, ',');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    if (mark ? n == len + 1 && p[len] == mark && strncmp(p, name, len) == 0
+             : n == len && strncmp(p, name, len) == 0)
+      return 1;
+    p += end ? n + 1 : n;
+  }
+  return 0;
+}
+
+/* The probe under a filter found the same counters working as without
+ * one, and so chose among the same: the choice itself may differ only
+ * where two tie (see works).  With may_skip, a counter working without
+ * the filter may instead be left untried (its faults could not be caught
+ * under it, as doc/security.md says), but no other may go missing. */
+static void assert_same_counters(const struct outcome *out,
+                                 const struct outcome *free_choice,
+                                 const char *what, int may_skip)
+{
+  const char *p;
+
+  for (p = free_choice->works; *p && *p != '-'; p = strchr(p, ',') + 1) {
+    size_t n = strcspn(p, ",?");
+    ck_assert_msg(listed(out->works, p, n, 0)
+                    || (may_skip && listed(out->works, p, n, '?')),
+                  "%s: %.*s works without a filter, not under it (%s; "
+                  "without: %s)", what, (int)n, p, out->works,
+                  free_choice->works);
+  }
+  for (p = out->works; *p && *p != '-'; p = strchr(p, ',') + 1) {
+    size_t n = strcspn(p, ",?");
+    if (p[n] == '?') continue;
+    ck_assert_msg(listed(free_choice->works, p, n, 0),
+                  "%s: %.*s works under the filter, not without it (%s; "
+                  "without: %s)", what, (int)n, p, out->works,
+                  free_choice->works);
+  }
+  ck_assert_msg(listed(out->works, out->implementation,
+                       strlen(out->implementation), 0),
+                "%s: %s chosen, not among the counters working: %s", what,
+                out->implementation, out->works);
 }
 
 /* ---- system calls that never succeed ---- */
@@ -129,7 +207,7 @@ START_TEST(rt_sigpending_refused)
   first_call_free(&free_choice);
   first_call_under(refused, 1, 0, &out);
   assert_counts(&out, "rt_sigpending refused");
-  ck_assert_str_eq(out.implementation, free_choice.implementation);
+  assert_same_counters(&out, &free_choice, "rt_sigpending refused", 0);
 }
 END_TEST
 
@@ -149,7 +227,7 @@ static void prctl_refused_rdtsc_allowed(int err)
   first_call_free(&free_choice);
   first_call_under(refused, 1, 0, &out);
   assert_counts(&out, "prctl refused");
-  ck_assert_str_eq(out.implementation, free_choice.implementation);
+  assert_same_counters(&out, &free_choice, "prctl refused", 0);
 }
 
 static void run_rdtsc(char *report, size_t size)
@@ -354,8 +432,9 @@ END_TEST
 /* ---- signal handling refused or unavailable (issue: the probe asks) ---- */
 
 /* The crash signals' system calls refused: the counters the kernel answers
- * for need none of them, so the choice is the same as without a filter
- * (on x86-64 Linux, none is made at all). */
+ * for need none of them, so the same counters work as without a filter;
+ * only those that may fault (a perf page offering RDPMC) may go untried
+ * (on x86-64 Linux without such a page, no signal call is made at all). */
 static void signal_calls_refused(const char *call)
 {
   const struct refusal refused[] = { { call, EPERM } };
@@ -364,7 +443,7 @@ static void signal_calls_refused(const char *call)
   first_call_free(&free_choice);
   first_call_under(refused, 1, 0, &out);
   assert_counts(&out, call);
-  ck_assert_str_eq(out.implementation, free_choice.implementation);
+  assert_same_counters(&out, &free_choice, call, 1);
 }
 
 START_TEST(rt_sigaction_refused) { signal_calls_refused("rt_sigaction"); }
@@ -404,11 +483,12 @@ START_TEST(crash_signal_pending_in_the_caller)
                            first_call_then_pending, out.report,
                            sizeof out.report);
   ck_assert_msg(out.result == SANDBOX_DONE, "%s", out.report);
-  ck_assert_msg(sscanf(out.report, "%63s %lld %d %d", out.implementation,
-                       &out.persecond, &out.monotone, &out.increased) == 4,
+  ck_assert_msg(sscanf(out.report, "%63s %lld %d %d %255s", out.implementation,
+                       &out.persecond, &out.monotone, &out.increased,
+                       out.works) == 5,
                 "unexpected report: %s", out.report);
   assert_counts(&out, "SIGSEGV blocked and pending");
-  ck_assert_str_eq(out.implementation, free_choice.implementation);
+  assert_same_counters(&out, &free_choice, "SIGSEGV blocked and pending", 1);
   ck_assert_msg(strstr(out.report, " pending") != 0,
                 "SIGSEGV no longer pending: %s", out.report);
 }
