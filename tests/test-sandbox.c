@@ -51,12 +51,13 @@ static char works[256];
 
 static void note_works(const struct probe_report *r, void *unused)
 {
-  size_t len = strlen(works);
+  size_t len = strlen(works), n = strlen(r->name);
+  const char *mark = r->outcome == PROBE_WORKS ? ","
+                     : r->outcome == PROBE_NOT_TRIED ? "?," : 0;
   (void)unused;
-  if (r->outcome == PROBE_WORKS)
-    snprintf(works + len, sizeof works - len, "%s,", r->name);
-  else if (r->outcome == PROBE_NOT_TRIED)
-    snprintf(works + len, sizeof works - len, "%s?,", r->name);
+  if (!mark || len + n + strlen(mark) >= sizeof works) return;
+  memcpy(works + len, r->name, n);
+  strcpy(works + len + n, mark);
 }
 
 static const struct probe_observer watch_probe = { "", 0, note_works, 0 };
