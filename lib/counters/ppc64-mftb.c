@@ -1,7 +1,5 @@
-/* ppc64-mftb: the 64-bit time base, one mftb: off-core, scaled by the CPU
- * frequency over the time-base frequency the OS states (lib/timebase.c),
- * or by the probe's measured multiplier where it states none (qemu-user).
- * mftb is unprivileged on every PowerPC: nothing to catch. */
+/* ppc64-mftb: the 64-bit time base, one mftb: off-core, at the rate
+ * lib/timebase.c finds.  Unprivileged on every PowerPC: nothing to catch. */
 #if !defined(__powerpc64__)
 #error "ppc64-mftb needs a 64-bit PowerPC CPU"
 #endif

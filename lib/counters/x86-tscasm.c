@@ -1,6 +1,5 @@
-/* x86-tscasm: the time-stamp counter of a 32-bit x86 CPU, read with inline
- * RDTSC (edx:eax) for compilers without the __rdtsc() intrinsic.  Same kind
- * as x86-tsc. */
+/* x86-tscasm: x86-tsc read with inline RDTSC (edx:eax), for compilers
+ * without the __rdtsc() intrinsic. */
 #if !defined(__i386__)
 #error "x86-tscasm needs a 32-bit x86 CPU"
 #endif
@@ -21,9 +20,6 @@ static long long tscasm_read(void)
 
 static int tscasm_setup(struct counter_info *info)
 {
-  /* Asks the kernel whether RDTSC is allowed (PR_GET_TSC) and runs no
-   * RDTSC: the probe's reads do, caught only where the kernel could not
-   * answer (info->may_fault). */
   return cpucycles_tsc_setup(info);
 }
 
