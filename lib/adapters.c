@@ -13,46 +13,30 @@
 /* QueryPerformanceCounter: mingw-w64's clock_gettime is winpthread's. */
 #include <windows.h>
 
-static int clock_usec_read(long long *usec)
+long long cpucycles_clock_usec(void)
 {
   LARGE_INTEGER t, f;
   QueryPerformanceCounter(&t);
   QueryPerformanceFrequency(&f);
   /* seconds and remainder apart: t * 1000000 could overflow */
-  *usec = t.QuadPart / f.QuadPart * 1000000LL
-          + t.QuadPart % f.QuadPart * 1000000LL / f.QuadPart;
-  return 0;
+  return t.QuadPart / f.QuadPart * 1000000LL
+         + t.QuadPart % f.QuadPart * 1000000LL / f.QuadPart;
 }
 #else
 /* Through osclock.h: the vDSO's clocks may fault where RDTSC is off. */
-static int clock_usec_read(long long *usec)
-{
-#ifdef CLOCK_MONOTONIC
-  {
-    struct timespec ts;
-    if (cpucycles_osclock_gettime(CLOCK_MONOTONIC, &ts) == 0) {
-      *usec = (long long) ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
-      return 0;
-    }
-  }
-#endif
-  {
-    struct timeval tv;
-    if (cpucycles_osclock_gettimeofday(&tv) == 0) {
-      *usec = (long long) tv.tv_sec * 1000000LL + tv.tv_usec;
-      return 0;
-    }
-  }
-  /* both refused (a seccomp filter, where the system calls are used) */
-  return -1;
-}
-#endif
-
 long long cpucycles_clock_usec(void)
 {
-  long long usec;
-  return clock_usec_read(&usec) == 0 ? usec : -1;
+  struct timeval tv;
+#ifdef CLOCK_MONOTONIC
+  struct timespec ts;
+  if (cpucycles_osclock_gettime(CLOCK_MONOTONIC, &ts) == 0)
+    return (long long) ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+#endif
+  if (cpucycles_osclock_gettimeofday(&tv) == 0)
+    return (long long) tv.tv_sec * 1000000LL + tv.tv_usec;
+  return -1; /* both refused (a seccomp filter) */
 }
+#endif
 
 #define PAIR_BRACKET_USEC 10
 #define PAIR_TRIES 100

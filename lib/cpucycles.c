@@ -226,31 +226,23 @@ static void publish_initialised(void)
  * would wait forever. */
 static void initialise_once(void)
 {
-  int cancel_state, mine = 0;
+  int cancel_state, held, mine = 0;
   if (__atomic_load_n(&initialised, __ATOMIC_ACQUIRE)) {
     CPUCYCLES_HAPPENS_AFTER(&initialised);
     return;
   }
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-  if (cpucycles_fork_hold_mine(&probing_for_fork)) {
-    /* in fork's handlers: no waiting for stdout either */
-    if (!__atomic_load_n(&initialised, __ATOMIC_RELAXED)) {
-      initialise();
-      publish_initialised();
-      trace_write_kept(0);
-    }
-    pthread_setcancelstate(cancel_state, 0);
-    return;
-  }
-  pthread_mutex_lock(&probing);
+  /* held: in fork's handlers, which hold probing already */
+  held = cpucycles_fork_hold_mine(&probing_for_fork);
+  if (!held) pthread_mutex_lock(&probing);
   if (!__atomic_load_n(&initialised, __ATOMIC_RELAXED)) {
     initialise();
     publish_initialised();
     mine = 1;
   }
-  pthread_mutex_unlock(&probing);
-  /* outside the lock: stdout's may be waited for */
-  if (mine) trace_write_kept(1);
+  if (!held) pthread_mutex_unlock(&probing);
+  /* stdout's lock may be waited for outside probing only */
+  if (mine) trace_write_kept(!held);
   pthread_setcancelstate(cancel_state, 0);
 }
 #endif

@@ -205,15 +205,11 @@ static int judged(const struct judge *j, const char *source,
                   size_t len, int unit, int error, long long value)
 {
   if (j->report) {
-    struct persecond_source s;
-    s.source = source;
-    s.verdict = verdict;
-    s.text = text;
-    s.len = text ? len : 0;
-    s.unit = unit >= 0 && unit <= 9 && *unit_names[unit] ? unit_names[unit]
-                                                         : 0;
-    s.error = error;
-    s.value = verdict == PERSECOND_ACCEPTED ? value : 0;
+    struct persecond_source s = {
+      source, verdict, text, text ? len : 0,
+      unit >= 0 && unit <= 9 && *unit_names[unit] ? unit_names[unit] : 0,
+      error, verdict == PERSECOND_ACCEPTED ? value : 0
+    };
     j->report(&s, j->arg);
   }
   return verdict == PERSECOND_ACCEPTED ? 0 : -1;
@@ -427,11 +423,8 @@ long long cpucycles_persecond_estimate_reported(const char *root,
                                                 persecond_report_fn *report,
                                                 void *arg)
 {
-  struct judge j;
+  struct judge j = { root ? root : "", report, arg };
   long long result = 0;
-  j.root = root ? root : "";
-  j.report = report;
-  j.arg = arg;
 #ifdef _WIN32
   /* A fixture root (tests) is read as on every other system. */
   if (!*j.root ? persecond_from_registry(&j, &result) == 0

@@ -26,7 +26,7 @@
 
 #define OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
 
-static int open_retrying(int dirfd, const char *path)
+int cpucycles_openat_retrying(int dirfd, const char *path)
 {
   int fd = -1, tries;
   for (tries = 0; tries < CPUCYCLES_EINTR_TRIES; tries++) {
@@ -35,13 +35,6 @@ static int open_retrying(int dirfd, const char *path)
   }
   return fd;
 }
-
-#ifndef _WIN32
-int cpucycles_openat_retrying(int dirfd, const char *path)
-{
-  return open_retrying(dirfd, path);
-}
-#endif
 
 /* How long ROOT followed by PATH may be, NUL included: Linux's PATH_MAX. */
 #define JOINED_PATH_BYTES 4096
@@ -54,7 +47,7 @@ static __attribute__((noinline)) int open_joined(const char *root, size_t rootle
   char full[JOINED_PATH_BYTES];
   memcpy(full, root, rootlen);
   memcpy(full + rootlen, path, pathlen + 1);
-  return open_retrying(AT_FDCWD, full);
+  return cpucycles_openat_retrying(AT_FDCWD, full);
 }
 
 int cpucycles_open_under(const char *root, const char *path)
@@ -65,7 +58,7 @@ int cpucycles_open_under(const char *root, const char *path)
     return -1;
   }
   if (rootlen > 0) return open_joined(root, rootlen, path, pathlen);
-  return open_retrying(AT_FDCWD, path);
+  return cpucycles_openat_retrying(AT_FDCWD, path);
 }
 
 ssize_t cpucycles_read_retrying(int fd, char *buf, size_t len)

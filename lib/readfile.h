@@ -16,10 +16,8 @@
  * planted there must not hang the first call); -1 with errno. */
 int cpucycles_open_under(const char *root, const char *path);
 
-#ifndef _WIN32
 /* PATH relative to the open directory DIRFD, opened as above. */
 int cpucycles_openat_retrying(int dirfd, const char *path);
-#endif
 
 /* read(2), made again on EINTR (then -1 with errno EINTR). */
 ssize_t cpucycles_read_retrying(int fd, char *buf, size_t len);

@@ -65,11 +65,11 @@ static long long os_frequency(void)
 }
 #endif
 
-int cpucycles_timebase_info(struct counter_info *info)
+int cpucycles_timebase_setup(struct counter_info *info)
 {
   long long f = os_frequency();
   if (f != 0 && (f < CPUCYCLES_TIMEBASE_MIN_HZ || f > CPUCYCLES_TIMEBASE_MAX_HZ))
-    return -1;
+    return counter_refuse(info, "the OS states an implausible time-base frequency", 0);
   info->kind = COUNTER_OFFCORE;
   info->frequency = f;
   info->rate_unknown = f == 0;

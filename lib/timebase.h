@@ -16,8 +16,8 @@ struct counter_info;
 /* A time-base counter's setup: off-core, 64 bits, scaled by persecond over
  * the rate the OS states (glibc's __ppc_get_timebase_freq(), else
  * /proc/cpuinfo's "timebase" line read here), or rate_unknown where it
- * states none (qemu-user).  0, or -1 (info untouched) when implausible. */
-int cpucycles_timebase_info(struct counter_info *info);
+ * states none (qemu-user).  0, or a refusal when implausible. */
+int cpucycles_timebase_setup(struct counter_info *info);
 
 #endif
 

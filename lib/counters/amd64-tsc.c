@@ -19,11 +19,6 @@ static long long tsc_read(void)
   return (long long) __rdtsc();
 }
 
-static int tsc_setup(struct counter_info *info)
-{
-  return cpucycles_tsc_setup(info);
-}
-
 const struct counter cpucycles_counter_amd64_tsc = {
-  "amd64-tsc", tsc_read, tsc_setup, 0, 0, COUNTER_ASKS
+  "amd64-tsc", tsc_read, cpucycles_tsc_setup, 0, 0, COUNTER_ASKS
 };

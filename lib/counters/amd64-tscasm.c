@@ -18,11 +18,6 @@ static long long tscasm_read(void)
   return (long long) ((hi << 32) | lo);
 }
 
-static int tscasm_setup(struct counter_info *info)
-{
-  return cpucycles_tsc_setup(info);
-}
-
 const struct counter cpucycles_counter_amd64_tscasm = {
-  "amd64-tscasm", tscasm_read, tscasm_setup, 0, 0, COUNTER_ASKS
+  "amd64-tscasm", tscasm_read, cpucycles_tsc_setup, 0, 0, COUNTER_ASKS
 };

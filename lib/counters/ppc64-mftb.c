@@ -18,13 +18,6 @@ static long long mftb_read(void)
   return r;
 }
 
-static int mftb_setup(struct counter_info *info)
-{
-  if (cpucycles_timebase_info(info) != 0)
-    return counter_refuse(info, "the OS states an implausible time-base frequency", 0);
-  return 0;
-}
-
 const struct counter cpucycles_counter_ppc64_mftb = {
-  "ppc64-mftb", mftb_read, mftb_setup, 0, 0, COUNTER_ASKS
+  "ppc64-mftb", mftb_read, cpucycles_timebase_setup, 0, 0, COUNTER_ASKS
 };
