@@ -183,18 +183,16 @@ static void report_trial(const struct trial *t, int n, int signal,
   struct probe_report r = { .index = n, .name = t->counter->name,
                             .outcome = signal ? PROBE_CRASHED : t->outcome,
                             .stage = t->stage, .info = t->info,
-                            .persecond = t->persecond };
+                            .persecond = t->persecond,
+                            .scaling = t->scaling > 0 ? t->scaling : 0,
+                            .precision = t->precision < 0 ? 0 : t->precision,
+                            .bump = t->precision < 0 ? 0 : t->bump,
+                            .signal = signal, .backwards = t->backwards,
+                            .attempts = t->attempts, .catch = t->catch };
   if (t->info.frequency > 0)
     r.ratio = (double) t->persecond / (double) t->info.frequency;
   else if (t->info.rate_unknown)
     r.ratio = t->measured;
-  r.scaling = t->scaling > 0 ? t->scaling : 0;
-  r.precision = t->precision < 0 ? 0 : t->precision;
-  r.bump = t->precision < 0 ? 0 : t->bump;
-  r.signal = signal;
-  r.backwards = t->backwards;
-  r.attempts = t->attempts;
-  r.catch = t->catch;
   report(&r, report_arg);
 }
 
