@@ -70,7 +70,7 @@ int cpucycles_paired_reading(long long (*read)(void), long long (*clock)(void),
  * ticks before the installation to 2^63 after.  A timer of unknown rate
  * has frequency persecond / (the measured scaling), to the hertz.  A
  * 32-bit counter's extended ticks count from its first reading's low 32
- * bits. */
+ * bits (scaled 1/1 without a frequency). */
 long long (*cpucycles_adapter_for(const struct choice *choice,
                                   long long persecond))(void);
 

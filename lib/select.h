@@ -74,10 +74,10 @@ void cpucycles_probe_observe(const struct probe_observer *o);
 
 /* Probe table[0..count-1], store the best counter in *best and return its
  * index, -1 for default-zero; the others are released.  name (the
- * override): "default-zero" probes nothing, a working counter of the
- * table is chosen without probing the others, an unknown or failing one
- * is ignored.  With report (the trace) every counter is measured and
- * reported, and the choice is the same. */
+ * override): "default-zero" or a working counter of the table is chosen,
+ * an unknown or failing one ignored.  Without report nothing else is
+ * probed; with report (the trace) every counter is measured and reported,
+ * and the choice is the same. */
 int cpucycles_select(const struct counter *const *table, int count,
                      long long persecond, const char *name,
                      select_report_fn *report, void *report_arg,
