@@ -13,48 +13,30 @@
 /* QueryPerformanceCounter: mingw-w64's clock_gettime is winpthread's. */
 #include <windows.h>
 
-static int clock_usec_read(long long *usec)
+long long cpucycles_clock_usec(void)
 {
   LARGE_INTEGER t, f;
   QueryPerformanceCounter(&t);
   QueryPerformanceFrequency(&f);
   /* seconds and remainder apart: t * 1000000 could overflow */
-  *usec = t.QuadPart / f.QuadPart * 1000000LL
-          + t.QuadPart % f.QuadPart * 1000000LL / f.QuadPart;
-  return 0;
+  return t.QuadPart / f.QuadPart * 1000000LL
+         + t.QuadPart % f.QuadPart * 1000000LL / f.QuadPart;
 }
 #else
-/* Through lib/osclock.h: the system call where the process disabled
- * RDTSC, which the vDSO's clocks would fault on (asked once, by the OS
- * clocks' setup and by cpucycles_adapter_for()). */
-static int clock_usec_read(long long *usec)
-{
-#ifdef CLOCK_MONOTONIC
-  {
-    struct timespec ts;
-    if (cpucycles_osclock_gettime(CLOCK_MONOTONIC, &ts) == 0) {
-      *usec = (long long) ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
-      return 0;
-    }
-  }
-#endif
-  {
-    struct timeval tv;
-    if (cpucycles_osclock_gettimeofday(&tv) == 0) {
-      *usec = (long long) tv.tv_sec * 1000000LL + tv.tv_usec;
-      return 0;
-    }
-  }
-  /* both refused (a seccomp filter, where the system calls are used) */
-  return -1;
-}
-#endif
-
+/* Through osclock.h: the vDSO's clocks may fault where RDTSC is off. */
 long long cpucycles_clock_usec(void)
 {
-  long long usec;
-  return clock_usec_read(&usec) == 0 ? usec : -1;
+  struct timeval tv;
+#ifdef CLOCK_MONOTONIC
+  struct timespec ts;
+  if (cpucycles_osclock_gettime(CLOCK_MONOTONIC, &ts) == 0)
+    return (long long) ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+#endif
+  if (cpucycles_osclock_gettimeofday(&tv) == 0)
+    return (long long) tv.tv_sec * 1000000LL + tv.tv_usec;
+  return -1; /* both refused (a seccomp filter) */
 }
+#endif
 
 #define PAIR_BRACKET_USEC 10
 #define PAIR_TRIES 100
@@ -64,7 +46,6 @@ int cpucycles_paired_reading(long long (*read)(void), long long (*clock)(void),
 {
   long long before, after;
   int tries = 0;
-
   do {
     if ((before = clock()) < 0) return -1;
     *ticks = read();
@@ -80,8 +61,7 @@ static void anchor_store(struct extend32_anchor *a, long long usec, long long ti
   atomic_store_explicit(&a->ticks, ticks, memory_order_relaxed);
 }
 
-/* The latch write: readers move to copy[1] while copy[0] is written, then
- * back to copy[0] while copy[1] is written. */
+/* Readers use copy[1] while copy[0] is written, then copy[0]. */
 static void anchor_write(struct extend32 *e, long long usec, long long ticks)
 {
   unsigned long long s = atomic_load_explicit(&e->sequence, memory_order_relaxed);
@@ -121,20 +101,17 @@ long long cpucycles_extend32_value(struct extend32 *e,
   long long anchor_usec, anchor_ticks, wraps, ticks;
   unsigned long long step;
   double expected, w;
-
   anchor_read(e, &anchor_usec, &anchor_ticks);
   /* Ticks since the anchor, modulo 2^32: the part the counter knows. */
   step = (raw - (unsigned long long) anchor_ticks) & 0xffffffffULL;
-  /* The clock knows how many whole wraps lie in between.  The difference
-   * may be negative when another thread moved the anchor after this
-   * reading was taken. */
+  /* The clock knows the whole wraps; negative when another thread moved
+   * the anchor after this reading was taken. */
   expected = (double) (usec - anchor_usec) * e->ticks_per_usec;
   w = (expected - (double) step) / TWO32;
   if (w > 1e9) w = 1e9;
   if (w < -1e9) w = -1e9;
   wraps = (long long) (w >= 0 ? w + 0.5 : w - 0.5);
   ticks = anchor_ticks + (long long) step + wraps * (long long) TWO32;
-
   if (usec - anchor_usec >= ANCHOR_AGE_USEC && ticks > anchor_ticks
       && !atomic_flag_test_and_set_explicit(&e->writing, memory_order_acquire)) {
     anchor_write(e, usec, ticks);
@@ -151,8 +128,8 @@ void cpucycles_exact_scale_start(struct exact_scale *s, long long num, long long
   unsigned long long r, high = 0, low = 0;
   int i;
   s->whole = n / d;
-  /* 128 bits of rest/den by long division, one bit at a time (the first
-   * call only): r < d < 2^63, so 2r cannot overflow. */
+  /* 128 bits of rest/den by long division (the first call only): r < d <
+   * 2^63, so 2r cannot overflow. */
   r = n % d;
   for (i = 0; i < 128; i++) {
     high = high << 1 | low >> 63;
@@ -169,8 +146,7 @@ void cpucycles_exact_scale_start(struct exact_scale *s, long long num, long long
   s->fraction_low = low;
 }
 
-/* The upper half of the 128-bit a * b, and the lower in *low, from four
- * 32x32-bit products (one instruction each on 32-bit ISAs). */
+/* The upper half of a * b (the lower in *low) from 32x32-bit products. */
 static inline unsigned long long multiply_64x64(unsigned long long a, unsigned long long b,
                                                 unsigned long long *low)
 {
@@ -186,8 +162,7 @@ static inline unsigned long long scale_portable(const struct exact_scale *s,
                                                 unsigned long long ticks)
 {
   unsigned long long ignored, low, high, sum;
-  /* bits 128 and up of ticks * fraction: ticks * fraction_high, plus the
-   * carry of the upper half of ticks * fraction_low into its lower half */
+  /* bits 128 and up of ticks * fraction */
   sum = multiply_64x64(ticks, s->fraction_low, &ignored);
   high = multiply_64x64(ticks, s->fraction_high, &low);
   sum += low;
@@ -223,13 +198,10 @@ unsigned long long cpucycles_exact_scale_portable(const struct exact_scale *s,
 
 /* ---- the wrappers ---- */
 
-/* The installed wrapper's configuration, published with release order
- * before cpucycles() points at a wrapper; wrappers load it with acquire. */
+/* Published with release order before cpucycles() points at a wrapper. */
 struct wrapper {
   long long (*read)(void);
-  /* value = floor((ticks - base) * num / den) - offset, where base lies
-   * m * den ticks below the first reading and offset = m * num: see
-   * wrapper_start. */
+  /* value = floor((ticks - base) * num / den) - offset (wrapper_start) */
   unsigned long long base;
   unsigned long long offset;
   struct exact_scale scale;
@@ -239,17 +211,12 @@ struct wrapper {
 static struct wrapper installed;
 static struct wrapper *_Atomic active;
 
-/* Scaling by num/den from the reading first, which gives 0.
- *
- * Ticks behind first happen: another CPU's counter a few ticks behind
- * just after the first call, a wall clock stepped back, an extend32
- * reading older than its anchor.  They must give small negative values,
- * not a jump through 2^64.  So the ticks are counted from a base
- * m * den ticks below first (about 2^62, at least 2^61), where they are
- * never negative, and the m * num cycles of that bias are subtracted
- * again: exactly, since m * den ticks are exactly m * num cycles.  Exact
- * from 2^61 ticks before first to 2^63 after (mostly about 2^62 and
- * 3 * 2^62); the ticks and the value are modulo 2^64 beyond. */
+/* Scaling by num/den from the reading first, which gives 0.  Ticks behind
+ * first happen (another CPU's counter, a clock stepped back, an extend32
+ * reading older than its anchor) and must give small negative values, not
+ * a jump through 2^64: so ticks count from a base m * den below first
+ * (about 2^62, at least 2^61), and the m * num cycles of that bias are
+ * subtracted again, exactly. */
 static void wrapper_start(struct wrapper *w, unsigned long long first, long long num,
                           long long den)
 {
@@ -260,8 +227,7 @@ static void wrapper_start(struct wrapper *w, unsigned long long first, long long
   w->offset = m * (unsigned long long) num;
 }
 
-/* Modulo 2^64: the conversion to long long is two's complement with gcc
- * and clang. */
+/* Modulo 2^64: two's complement with gcc and clang. */
 static long long scaled_read(void)
 {
   struct wrapper *w = atomic_load_explicit(&active, memory_order_acquire);
@@ -276,15 +242,12 @@ static long long extended_read(void)
   return (long long) (scale(&w->scale, (unsigned long long) ticks - w->base) - w->offset);
 }
 
-/* Readings of the clock that the measurement below waits for 2 ms of:
- * far more than a clock that moves ever needs (a coarse one included),
- * a bound for one that never does. */
+/* A bound on the readings below, for a clock that never moves. */
 #define MEASURE_READINGS_MAX 10000000L
 
-/* Ticks per microsecond of a 32-bit counter, measured against the clock
- * over about 2 ms (short enough not to wrap below 2 THz); each end is
- * known to within 5 us, so the rate to within about 0.5%.  fallback when
- * the clock does not answer or does not move. */
+/* Ticks per microsecond of a 32-bit counter over about 2 ms (no wrap
+ * below 2 THz), each end known to 5 us: to about 0.5%.  fallback when the
+ * clock does not answer or does not move. */
 static double measure_ticks_per_usec(long long (*read)(void), double fallback)
 {
   long long start_usec, usec, start, now, n = 0;
@@ -301,9 +264,8 @@ static double measure_ticks_per_usec(long long (*read)(void), double fallback)
   return (double) ticks / (double) (usec - start_usec);
 }
 
-/* Under valgrind only (the first call asks): the same reads, after telling
- * the race detectors what the acquire load of active orders.  Outside
- * valgrind the plain reads are published, without any client request. */
+/* Under valgrind only: the same reads, after telling the race detectors
+ * what the acquire load of active orders. */
 static long long scaled_read_annotated(void)
 {
   (void) atomic_load_explicit(&active, memory_order_acquire);
@@ -318,9 +280,8 @@ static long long extended_read_annotated(void)
   return extended_read();
 }
 
-/* The wrapper's configuration, read by every caller from now on and
- * ordered by active (annotate.h); of it only the extend32 anchor, moved
- * by callers with atomics, is not checked. */
+/* Ordered by active (annotate.h); only the extend32 anchor, moved by
+ * callers with atomics, is not checked. */
 static void publish_wrapper(void)
 {
   CPUCYCLES_ATOMIC(&active, sizeof active);
@@ -330,9 +291,7 @@ static void publish_wrapper(void)
   CPUCYCLES_HAPPENS_BEFORE(&active);
   atomic_store_explicit(&active, &installed, memory_order_release);
 #ifdef CPUCYCLES_TEST_RACE
-  /* Test-only (-DCPUCYCLES_TEST_RACE, tests/check-sanitizers.sh): the
-   * configuration written again after its publication, without order: a
-   * data race that helgrind and DRD must report. */
+  /* tests/check-sanitizers.sh: a data race helgrind and DRD must report */
   *(volatile unsigned long long *) &installed.offset = installed.offset;
 #endif
 }
@@ -342,17 +301,13 @@ long long (*cpucycles_adapter_for(const struct choice *choice,
 {
   const struct counter *c = choice->counter;
   long long frequency = choice->info.frequency;
-  /* A timer whose rate nobody states was kept with a measured multiplier
-   * (cycles per tick): its rate is persecond over that, to the hertz. */
+  /* a timer kept with a measured multiplier (cycles per tick) */
   if (frequency <= 0 && choice->info.rate_unknown && choice->scaling > 0 && persecond > 0)
     frequency = (long long) ((double) persecond / choice->scaling + 0.5);
-  /* The probe scales a counter with a frequency by persecond/frequency
-   * and drops it where either is not positive; 1 when it counts cycles. */
+  /* 1/1 without a frequency (with one, the probe dropped a persecond <= 0) */
   int counts_cycles = frequency <= 0 || persecond <= 0 || frequency == persecond;
   long long num = counts_cycles ? 1 : persecond, den = counts_cycles ? 1 : frequency;
-
   if (!choice->info.only32 && counts_cycles) return c->read;
-
   installed.read = c->read;
   if (choice->info.only32) {
     double guess;

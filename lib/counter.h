@@ -1,8 +1,5 @@
-/* The interface between the probe and the counters.
- *
- * A counter is one hardware or OS mechanism, described completely by one
- * file under lib/counters/.  Nothing outside that file knows how it reads
- * time.  The probe (select.c) only sees this structure. */
+/* The interface between the probe (select.c) and the counters: one file
+ * under lib/counters/ per mechanism, the only one that knows how it reads. */
 #ifndef CPUCYCLES_COUNTER_H
 #define CPUCYCLES_COUNTER_H
 
@@ -10,15 +7,13 @@
 #include "config.h"
 #endif
 
-/* What a counter counts.  The kind sets the probe's penalty
- * (libcpucycles-selection.md): an on-core cycle counter is preferred even
- * when it looks noisier than a clock beside the core. */
+/* What a counter counts; sets the probe's penalty (cpucycles_penalty_of). */
 enum counter_kind {
-  COUNTER_ONCORE,    /* the core's own cycle counter: penalty 0 */
-  COUNTER_OFFCORE,   /* a clock beside the core (TSC, timer, time base): 100 */
-  COUNTER_PERFEVENT, /* cycles read from the kernel with read(): 100 */
-  COUNTER_OSCLOCK    /* a fixed-resolution OS clock: 200, and its frequency
-                        is never checked against the CPU frequency */
+  COUNTER_ONCORE,    /* the core's own cycle counter */
+  COUNTER_OFFCORE,   /* a clock beside the core (TSC, timer, time base) */
+  COUNTER_PERFEVENT, /* cycles read from the kernel with read() */
+  COUNTER_OSCLOCK    /* a fixed-resolution OS clock: its frequency is never
+                        checked against the CPU frequency */
 };
 
 struct counter_info {
@@ -29,38 +24,28 @@ struct counter_info {
   /* Only the low 32 bits move; the library extends them to 64 bits. */
   int only32;
   /* The frequency is architectural (a manual's constant, CPUID's
-   * invariant-TSC leaf), not a timer whose rate must be a small fraction
-   * of the CPU's: scaled by persecond/frequency whatever the ratio, never
-   * dropped by the k/2^j test (OS clocks are treated so by their kind). */
+   * invariant-TSC leaf): scaled by persecond/frequency whatever the ratio,
+   * never dropped by the k/2^j test (OS clocks are so by their kind). */
   int frequency_exact;
-  /* A timer whose rate nobody states here (firmware left CNTFRQ_EL0 0,
-   * the OS gives no time-base frequency): frequency is 0, and the probe
-   * measures cycles per tick against the clock, as libcpucycles measures
-   * every timer's, keeping the timer when the multiplier is close to
-   * k/2^j (lib/multiplier.c).  A rate that is stated but implausible is a
-   * refusal, not this. */
+  /* A timer whose rate nobody states (firmware left CNTFRQ_EL0 0, no
+   * time-base frequency): frequency 0, and the probe measures cycles per
+   * tick as libcpucycles does (lib/multiplier.c).  A stated but
+   * implausible rate is a refusal, not this. */
   int rate_unknown;
   /* Why setup returned -1, for cpucycles-info --explain: a static string
-   * naming the fact (the call that failed, the register or setting that
-   * said no), or NULL; and the errno behind it, or 0.  The probe clears
-   * both before setup; a counter that refuses sets them with
-   * counter_refuse().  Nothing in the library acts on them. */
+   * naming the fact, or NULL, and the errno behind it, or 0 (set with
+   * counter_refuse(); cleared by the probe before setup).  Nothing in the
+   * library acts on them, nor on setting below. */
   const char *refusal;
   int refusal_errno;
-  /* Set by the setup of a counter that asks (COUNTER_ASKS below) when the
-   * kernel could not say whether user mode may run the counter's reads
-   * here (a sandbox refused the question, no switch to read): the probe
-   * then tries the reads with crash signals caught, as for a counter that
-   * cannot ask.  0 when the kernel answered yes, or when nothing can
-   * forbid the reads (a system call, an instruction every process may
-   * run). */
+  /* Set by a COUNTER_ASKS setup when the kernel could not say whether
+   * user mode may run the reads (a sandbox refused the question, no switch
+   * to read): the probe then tries them with crash signals caught.  0 when
+   * the kernel said yes or nothing can forbid the reads. */
   int may_fault;
-  /* The kernel switch setup read to decide, for cpucycles-info --explain
-   * (the tool reports it and does not read it again): name one of
-   * CPUCYCLES_SETTING_* below, or NULL when setup read none; known 0 when
-   * the switch was looked for and not there (or unreadable).  Cleared by
-   * the probe before setup, like refusal; nothing in the library acts on
-   * it. */
+  /* The kernel switch setup read to decide, for --explain (which does not
+   * read it again): one of CPUCYCLES_SETTING_*, or NULL; known 0 when the
+   * switch was looked for and not there (or unreadable). */
   struct counter_setting {
     const char *name;
     long value;
@@ -96,58 +81,48 @@ static inline int counter_refuse(struct counter_info *info, const char *why,
 }
 
 /* How the probe learns whether a counter's code may raise a crash signal
- * (SIGILL, SIGSEGV) in this process: the rule of lib/works.c is to ask
- * where the kernel can answer, and to catch only what cannot be asked. */
+ * (SIGILL, SIGSEGV): ask where the kernel can answer, catch only what
+ * cannot be asked (lib/works.c). */
 enum counter_check {
-  /* Only trying tells (arm64-pmc, the arm32, mips64, s390x and sparc64
-   * counters): setup and reads run with crash signals caught, and are
-   * skipped when they cannot be caught.  0: the default of a counter that
-   * says nothing. */
+  /* Only trying tells: setup and reads run with crash signals caught, and
+   * are skipped when they cannot be caught.  The default (0). */
   COUNTER_TRIES = 0,
   /* Setup runs nothing that can fault: it asks the kernel (PR_GET_TSC,
    * the rdpmc switch, the perf page, kernel.perf_user_access) and says in
-   * info->may_fault whether the reads still may; the probe runs it with
-   * no handler installed and no signal mask changed. */
+   * info->may_fault whether the reads still may; it runs with no handler
+   * installed and no signal mask changed. */
   COUNTER_ASKS
 };
 
-/* A counter of libcpucycles' list for this ISA that was not built here
- * (lib/table.c) has its name and nothing else: read and setup are NULL,
- * and the probe reports it as a dropped line without running anything. */
+/* A counter of libcpucycles' list that was not built here (lib/table.c)
+ * has its name only: read and setup NULL, reported as a dropped line. */
 struct counter {
   const char *name;          /* "amd64-tsc": ISA, dash, mechanism */
   long long (*read)(void);   /* the hot path */
-  /* Acquire what the counter needs and describe it.  Returns 0 when the
-   * counter can be used here, -1 when not.  For COUNTER_TRIES the probe
-   * calls it with crash signals caught, so setup may simply try the
-   * instruction; for COUNTER_ASKS it must not. */
+  /* Acquire what the counter needs and describe it: 0 when it can be used
+   * here, else -1.  Under COUNTER_TRIES it may simply try the instruction;
+   * under COUNTER_ASKS it must not. */
   int (*setup)(struct counter_info *info);
-  /* Give back what setup acquired (descriptors, mappings) when the counter
-   * is not chosen or crashed; NULL when setup acquires nothing. */
+  /* Give back what setup acquired when the counter is not chosen or
+   * crashed; NULL when setup acquires nothing. */
   void (*release)(void);
-  /* In the child after fork(): drop per-process resources inherited from
-   * the parent so that the child counts for itself; NULL when none. */
+  /* In the child after fork(): drop inherited per-process resources so
+   * that the child counts for itself; NULL when none. */
   void (*atfork_child)(void);
-  /* How the probe finds out whether setup and reads may fault (above). */
   enum counter_check check;
 };
 
 /* works.c: the probe's catcher, armed at most once per probe and only when
- * a counter that may fault is to be tried.
- *
- * Why catching is not possible, for the probe's report: a crash signal
- * the thread blocked is pending (signal says which), or one it blocks
- * could not be checked (rt_sigpending refused); the signal mask could not
- * be read or changed; sigaction refused; or the handler of signal is not
- * the library's to take or keep: another copy of the library's catcher
- * is installed, or a handler appeared while arming or since. */
+ * a counter that may fault is to be tried.  Why catching is not possible: */
 enum catch_problem {
   CATCH_READY = 0,
-  CATCH_PENDING,
-  CATCH_PENDING_UNKNOWN,
-  CATCH_MASK_REFUSED,
-  CATCH_ACTION_REFUSED,
-  CATCH_REPLACED
+  CATCH_PENDING,         /* a crash signal the thread blocked is pending */
+  CATCH_PENDING_UNKNOWN, /* could not be checked (rt_sigpending refused) */
+  CATCH_MASK_REFUSED,    /* the signal mask could not be read or changed */
+  CATCH_ACTION_REFUSED,  /* sigaction refused */
+  CATCH_REPLACED         /* the handler is not the library's to take or
+                            keep: another copy of the catcher is installed,
+                            or a handler appeared while arming or since */
 };
 
 struct catch_status {
@@ -156,17 +131,13 @@ struct catch_status {
 };
 
 /* Install the handlers and unblock the crash signals in the calling
- * thread, for the trials to come.  Returns 0 when armed; -1 with the
- * reason in *status when catching is not possible (nothing is then left
- * changed).  One thread at a time (under the library's init once). */
+ * thread: 0 when armed; -1 with the reason in *status, nothing left
+ * changed.  One thread at a time (under the library's init once). */
 int cpucycles_catch_arm(struct catch_status *status);
 
-/* Run fn(arg) with the calling (arming) thread's crash signals turned
- * into a return value: 0 when fn returned, -1 when a crash signal stopped
- * it (its number in *stopped_by, else 0).  Before running fn it checks
- * that the library's handlers are still installed: where one was
- * replaced, fn is not run, -1 with *stopped_by 0 and the reason in
- * *status.  status and stopped_by may be NULL. */
+/* Run fn(arg) in the arming thread: 0 when fn returned, -1 when a crash
+ * signal stopped it (its number in *stopped_by, else 0), or when a handler
+ * was replaced (fn not run; the reason in *status).  Both may be NULL. */
 int cpucycles_catch_try(void (*fn)(void *), void *arg, int *stopped_by,
                         struct catch_status *status);
 
@@ -174,14 +145,10 @@ int cpucycles_catch_try(void (*fn)(void *), void *arg, int *stopped_by,
  * installed, the application's action.  Only after a successful arm. */
 void cpucycles_catch_disarm(void);
 
-/* Arm, try once, disarm: run fn(arg) with SIGILL, SIGFPE, SIGBUS, SIGSEGV
- * and SIGABRT caught in the calling thread (other threads' crash signals
- * go on to their own handlers); on Windows, the corresponding exceptions
- * (illegal and privileged instruction, access violation, ...).  Returns 0
- * when fn returned, -1 when one of those signals stopped it (its number
- * in *stopped_by, 0 when fn returned; stopped_by may be NULL), or when fn
- * was not run because the catcher could not be armed.  What the tests of
- * the catcher use; the probe arms once for all its trials. */
+/* Arm, try once, disarm (the catcher's tests; the probe arms once for all
+ * its trials): SIGILL, SIGFPE, SIGBUS, SIGSEGV and SIGABRT caught in the
+ * calling thread only; on Windows, the corresponding exceptions.  As
+ * cpucycles_catch_try, and -1 when the catcher could not be armed. */
 static inline int cpucycles_works_signal(void (*fn)(void *), void *arg,
                                          int *stopped_by)
 {
@@ -201,8 +168,7 @@ static inline int cpucycles_works(void (*fn)(void *), void *arg)
 /* The fallback that always answers; never in the probe's table. */
 extern const struct counter cpucycles_counter_default_zero;
 
-/* table.c: the counters of libcpucycles' list for this host, in preference
- * order for ties: those configure built, and those not built (setup NULL). */
+/* table.c: libcpucycles' list for this host, in preference order. */
 extern const struct counter *const cpucycles_counter_table[];
 extern const int cpucycles_counter_count;
 

@@ -1,11 +1,7 @@
-/* The public symbols and the lazy, thread-safe first call.
- *
- * cpucycles starts out pointing at init_then_read().  The first call from
- * any thread runs the probe exactly once (under a mutex; InitOnceExecuteOnce
- * on Windows: threads racing in wait for it), then publishes the chosen
- * counter's function into the pointer with release order.  Every later
- * call goes straight to that function: no lock and no branch on the hot
- * path. */
+/* The public symbols and the lazy, thread-safe first call: cpucycles
+ * starts at init_then_read(), which probes once and publishes the chosen
+ * function with release order; later calls take no lock and no branch.
+ * doc/security.md ("Threads, fork, signals") gives the reasons below. */
 #include "counter.h" /* first: config.h sets _GNU_SOURCE */
 #ifndef _WIN32
 #include <pthread.h>
@@ -38,21 +34,13 @@ long long (*cpucycles)(void) = init_then_read;
 static long long persecond;
 static const struct counter *chosen = &cpucycles_counter_default_zero;
 
-/* libcpucycles prints its trace with stdio, so the lines come in order
- * with whatever the caller printed before its first call.  Ours flush the
- * caller's stdout first and are then written with write(2), which gives
- * the same order without letting stdio allocate a buffer for stdout.
- *
- * The probe runs under the library's lock, and another thread may hold
- * stdout's lock meanwhile (flockfile, or in the middle of a printf) and
- * then call cpucycles(), which waits for the probe: waiting for stdout's
- * lock there would wait forever.  So stdout is flushed only when its lock
- * is free (or already the caller's); otherwise this line's numbers and
- * the next ones' are kept and written, in one piece, once the first call
- * is over and the library's lock released, after flushing stdout then.
- * Windows has no try-lock for stdio: the lines always wait there.  The
- * state is static, not on the first call's stack; only the first call,
- * under the library's lock, traces. */
+/* The trace keeps libcpucycles' order with the caller's stdio output:
+ * stdout is flushed, then the line written with write(2) (no stdio buffer
+ * allocated).  Another thread may hold stdout's lock and wait in
+ * cpucycles() for the probe: so stdout is flushed only when its lock is
+ * free, else the lines are kept and written after the first call, outside
+ * the library's lock (always so on Windows: no try-lock).  Static, not on
+ * the first call's stack; only the first call traces. */
 #define TRACE_KEPT 32 /* lines: more than any ISA's list */
 static struct {
   volatile int on;   /* cpucycles_tracesetup() was called */
@@ -109,17 +97,15 @@ static void trace_report(const struct probe_report *r, void *unused)
   }
   trace.keeping = 1;
   if (trace.kept == TRACE_KEPT) {
-    /* no room (never with this library's lists): out with the rest, in
-     * order, unflushed */
+    /* no room (never with our lists): out, in order, unflushed */
     for (i = 0; i < trace.kept; i++) write_line(&trace.lines[i]);
     trace.kept = 0;
   }
   trace.lines[trace.kept++] = l;
 }
 
-/* The kept lines, after stdout is flushed (may_wait: stdout's lock may be
- * waited for, the library's lock is not held), once: the first thread to
- * get here after the first call writes them. */
+/* The kept lines, once, after flushing stdout (may_wait: the library's
+ * lock is not held). */
 static void trace_write_kept(int may_wait)
 {
   int i;
@@ -130,26 +116,17 @@ static void trace_write_kept(int may_wait)
   trace.kept = 0;
 }
 
-/* The first call runs under probing, a mutex, and is over once
- * initialised is set (release; read with acquire by every later call).
- * fork() waits while another thread makes the first call: a child forked
- * in the middle of it would inherit the probe's crash handlers as its own
- * (the probing thread, which restores them, does not exist in the child)
- * and the descriptors of counters being tried.  So fork's prepare handler
- * takes probing too, and the child sees either no first call or a finished
- * one.  pthread_once is not used for the first call: glibc runs an
- * unfinished once routine again in a forked child.
+/* The first call runs under probing and is over once initialised is set
+ * (release; acquire by every later call).  fork's prepare handler takes
+ * probing too: a child forked mid-probe would inherit the probe's crash
+ * handlers and the descriptors being tried.  Not pthread_once: glibc runs
+ * an unfinished once routine again in a forked child.
  *
- * The fork handlers are registered when the library is loaded, exactly
- * once, before any thread can make a first call; glibc drops them again
- * when the library is unloaded (dlclose).  They cannot be registered under
- * probing: glibc runs prepare handlers holding its own atfork lock, which
- * pthread_atfork also takes.
- *
- * The program's own fork handlers may run while fork holds probing (those
- * registered before a dlopen of the library, see forkhold.h) and make the
- * first call there: the forking thread then makes it without taking
- * probing, which it holds already. */
+ * The handlers are registered at load, before any first call (glibc drops
+ * them at dlclose); not under probing, since glibc runs prepare handlers
+ * holding its atfork lock, which pthread_atfork also takes.  The program's
+ * own fork handlers may make the first call while fork holds probing
+ * (forkhold.h): the forking thread then makes it without taking it. */
 #ifndef _WIN32 /* Windows has no fork() */
 static pthread_mutex_t probing = PTHREAD_MUTEX_INITIALIZER;
 static struct cpucycles_fork_hold probing_for_fork;
@@ -209,7 +186,6 @@ static void initialise(void)
   struct choice choice;
   long long (*fn)(void);
   const struct probe_observer *o = observer;
-
   persecond = cpucycles_persecond_estimate_reported(o ? o->root : "",
                                                     cpucycles_environment("cpucyclespersecond"),
                                                     o ? o->source : 0, o ? o->arg : 0);
@@ -223,9 +199,9 @@ static void initialise(void)
                    0, &choice);
   chosen = choice.counter;
   fn = cpucycles_adapter_for(&choice, persecond);
-  /* The ABI's plain pointer, which callers load without atomics (see
-   * annotate.h; tests/tsan.supp says the same to ThreadSanitizer).  What
-   * the published function reads is ordered by initialised or active. */
+  /* The ABI's plain pointer, loaded without atomics by callers
+   * (annotate.h, tests/tsan.supp); what the function reads is ordered by
+   * initialised or active. */
   CPUCYCLES_ATOMIC(&cpucycles, sizeof cpucycles);
   __atomic_store_n(&cpucycles, fn, __ATOMIC_RELEASE);
 }
@@ -238,8 +214,6 @@ static void initialise_once(void)
   trace_write_kept(1);
 }
 #else
-/* The first call is over: what it set is seen by every thread that reads
- * initialised with acquire and sees 1. */
 static void publish_initialised(void)
 {
   CPUCYCLES_ATOMIC(&initialised, sizeof initialised);
@@ -247,41 +221,28 @@ static void publish_initialised(void)
   __atomic_store_n(&initialised, 1, __ATOMIC_RELEASE);
 }
 
-/* The first call is no cancellation point: a thread cancelled inside it
- * (deferred cancellation: the probe reads files) would die holding
- * probing, and every later first call and fork() would wait forever.
- * Cancellation is disabled for its duration and the caller's state put
- * back; a pending cancellation acts at the caller's next cancellation
- * point. */
+/* No cancellation point: a thread cancelled inside (the probe reads
+ * files) would die holding probing, and every later first call and fork()
+ * would wait forever. */
 static void initialise_once(void)
 {
-  int cancel_state, mine = 0;
-
+  int cancel_state, held, mine = 0;
   if (__atomic_load_n(&initialised, __ATOMIC_ACQUIRE)) {
     CPUCYCLES_HAPPENS_AFTER(&initialised);
     return;
   }
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-  if (cpucycles_fork_hold_mine(&probing_for_fork)) {
-    /* inside fork's handlers, probing held already: no waiting for
-     * stdout either */
-    if (!__atomic_load_n(&initialised, __ATOMIC_RELAXED)) {
-      initialise();
-      publish_initialised();
-      trace_write_kept(0);
-    }
-    pthread_setcancelstate(cancel_state, 0);
-    return;
-  }
-  pthread_mutex_lock(&probing);
+  /* held: in fork's handlers, which hold probing already */
+  held = cpucycles_fork_hold_mine(&probing_for_fork);
+  if (!held) pthread_mutex_lock(&probing);
   if (!__atomic_load_n(&initialised, __ATOMIC_RELAXED)) {
     initialise();
     publish_initialised();
     mine = 1;
   }
-  pthread_mutex_unlock(&probing);
-  /* outside the lock: stdout's may be waited for */
-  if (mine) trace_write_kept(1);
+  if (!held) pthread_mutex_unlock(&probing);
+  /* stdout's lock may be waited for outside probing only */
+  if (mine) trace_write_kept(!held);
   pthread_setcancelstate(cancel_state, 0);
 }
 #endif

@@ -1,6 +1,4 @@
-/* multiplier-sys.c: the clock the multiplier measurement reads
- * (multiplier.h), and nothing else: test builds link tests/seams.c in
- * place of this file. */
+/* The multiplier's clock, alone: test builds link tests/seams.c instead. */
 #include "adapters.h"
 #include "multiplier.h"
 

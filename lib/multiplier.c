@@ -1,31 +1,23 @@
-/* The multiplier fit and the measured multiplier.  See multiplier.h.
- *
- * libcpucycles (wrapper.c, FINDMULTIPLIER) estimates cycles per tick
- * three times for each denominator 2^j it tries, each estimate at least
- * 10 ms and 1000 ticks of the timer against gettimeofday.  Here the three
- * estimates are taken once and every denominator is tried on them (30 ms,
- * not up to 330 ms), against CLOCK_MONOTONIC, each reading of the timer
- * paired with the clock (cpucycles_paired_reading: a thread descheduled
- * between the two would skew an estimate by milliseconds), and a timer
- * that does not reach 1000 ticks in a second is given up (libcpucycles
- * waits for it forever). */
+/* libcpucycles (wrapper.c, FINDMULTIPLIER) takes three estimates of 10 ms
+ * and 1000 ticks against gettimeofday for each denominator 2^j.  Here the
+ * three are taken once for every denominator (30 ms, not up to 330),
+ * against CLOCK_MONOTONIC, each reading paired with the clock (a thread
+ * descheduled between would skew an estimate by milliseconds), and a
+ * timer below 1000 ticks a second is given up (libcpucycles waits). */
 #include "counter.h"
 #include "adapters.h"
 #include "multiplier.h"
 
 #define MULTIPLIER_MAX_DENOMINATOR 1024
 #define MULTIPLIER_TOLERANCE 0.2
-/* libcpucycles rejects an estimate "more than 0.2" away; a ratio of two
- * integers that is exactly 0.2 away (3.413 GHz over 2.56 GHz, x 1024 =
- * 1365.2) lands just beyond it as a double: the margin keeps it, as
- * exact arithmetic does. */
+/* libcpucycles rejects "more than 0.2" away; exactly 0.2 (3.413 GHz over
+ * 2.56 GHz, x 1024 = 1365.2) lands just beyond as a double: kept. */
 #define MULTIPLIER_ROUNDING_MARGIN 1e-9
 
 double cpucycles_multiplier_of(const double *estimates, int n)
 {
   double denominator;
   int i;
-
   if (n < 1) return -1;
   for (denominator = 1; denominator <= MULTIPLIER_MAX_DENOMINATOR; denominator *= 2) {
     double k = (double) (long long) (estimates[0] * denominator + 0.5);
@@ -40,16 +32,14 @@ double cpucycles_multiplier_of(const double *estimates, int n)
   return -1;
 }
 
-/* persecond * elapsed / ticks over at least MULTIPLIER_USEC and
- * MULTIPLIER_TICKS; 0 when the timer is too slow or goes backwards, or
- * the clock does not answer.  Differences are taken before any product:
+/* persecond * elapsed / ticks; 0 when the timer is too slow or goes
+ * backwards, or the clock does not answer.  Differences before products:
  * no overflow. */
 static double estimate(long long (*read)(void), long long (*clock)(void),
                        long long persecond)
 {
   long long t0, t1, us0, us1;
   unsigned long long ticks;
-
   if (cpucycles_paired_reading(read, clock, &us0, &t0) != 0) return 0;
   do {
     if (cpucycles_paired_reading(read, clock, &us1, &t1) != 0) return 0;
@@ -65,7 +55,6 @@ double cpucycles_multiplier_measure(long long (*read)(void), long long persecond
   double estimates[MULTIPLIER_ESTIMATES];
   long long (*clock)(void) = cpucycles_multiplier_clock;
   int i;
-
   if (first) *first = 0;
   if (persecond <= 0) return -1;
   for (i = 0; i < MULTIPLIER_ESTIMATES; i++) {

@@ -30,8 +30,7 @@ static void use_syscall(int on)
 void cpucycles_osclock_setup(void)
 {
 #ifdef ASK_PR_GET_TSC
-  /* Not asked (no TSC counter tried, none to come): the system call,
-   * which cannot fault, without asking. */
+  /* not asked (no TSC counter tried): the system call, which cannot fault */
   if (__atomic_load_n(&rdtsc_state, __ATOMIC_RELAXED) < 0) use_syscall(1);
 #endif
 }
@@ -47,8 +46,8 @@ static int seccomp_line(const char *line, size_t len, void *arg)
   return 1;
 }
 
-/* 0 only where /proc/self/status says that no seccomp filter is
- * installed, so that no filter can answer prctl by killing the process. */
+/* 0 only where /proc/self/status says that no seccomp filter is installed
+ * (one could answer prctl by killing the process). */
 static int may_be_filtered(void)
 {
   char buf[64];
@@ -77,19 +76,14 @@ enum cpucycles_rdtsc cpucycles_rdtsc_state(void)
   if (prctl(PR_GET_TSC, &tsc, 0, 0, 0) == 0)
     state = tsc == PR_TSC_SIGSEGV ? CPUCYCLES_RDTSC_FAULTS : CPUCYCLES_RDTSC_ALLOWED;
   else
-    /* Every x86 kernel since 2.6.26 answers: a refusal (EPERM, ENOSYS,
-     * EINVAL) is a seccomp filter's, in a sandbox that may well have
-     * disabled RDTSC first.  Not knowing, the clocks take the system
-     * call; the TSC counters are tried as counters that may fault. */
+    /* Every x86 kernel since 2.6.26 answers: a refusal is a seccomp
+     * filter's, in a sandbox that may well have disabled RDTSC first. */
     state = CPUCYCLES_RDTSC_UNKNOWN;
-  /* a relaxed atomic, read by every caller of the OS clocks; nothing is
-   * published through it (annotate.h) */
   CPUCYCLES_ATOMIC(&rdtsc_state, sizeof rdtsc_state);
   __atomic_store_n(&rdtsc_state, state, __ATOMIC_RELAXED);
   use_syscall(state != CPUCYCLES_RDTSC_ALLOWED);
   return (enum cpucycles_rdtsc) state;
 #else
-  /* Elsewhere there is no such switch, and the vDSO reads no TSC. */
   return CPUCYCLES_RDTSC_ALLOWED;
 #endif
 }

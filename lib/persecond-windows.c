@@ -15,7 +15,6 @@ int cpucycles_persecond_from_registry(HKEY root, const wchar_t *subkey,
   HKEY key;
   DWORD type = REG_NONE, mhz = 0, size = sizeof mhz;
   LONG status;
-
   if (RegOpenKeyExW(root, subkey, 0, KEY_QUERY_VALUE, &key) != ERROR_SUCCESS)
     return -1;
   status = RegQueryValueExW(key, CPUCYCLES_REGISTRY_MHZ, 0, &type,

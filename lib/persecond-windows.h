@@ -1,5 +1,5 @@
 /* persecond-windows.h: the CPU frequency as Windows records it, the first
- * source of the estimate there (persecond.c).  Internal to the library. */
+ * source of the estimate there (persecond.c). */
 #ifndef CPUCYCLES_PERSECOND_WINDOWS_H
 #define CPUCYCLES_PERSECOND_WINDOWS_H
 
@@ -10,11 +10,9 @@
 #define CPUCYCLES_REGISTRY_CPU0 L"HARDWARE\\DESCRIPTION\\System\\CentralProcessor\\0"
 #define CPUCYCLES_REGISTRY_MHZ L"~MHz"
 
-/* The value "~MHz" of root\subkey (HKEY_LOCAL_MACHINE,
- * CPUCYCLES_REGISTRY_CPU0; tests pass a key of their own) in Hz, read with
- * the wide-character calls (the ANSI ones convert, which may allocate).
- * Only a REG_DWORD of 1 to 100000 is accepted, the range of every other
- * source.  Returns 0 and stores the value, or -1 and leaves *out alone. */
+/* "~MHz" of root\subkey (tests pass a key of their own) in Hz, through
+ * the wide-character calls (the ANSI ones convert, which may allocate): a
+ * REG_DWORD of 1 to 100000 only.  0, or -1 and *out untouched. */
 int cpucycles_persecond_from_registry(HKEY root, const wchar_t *subkey,
                                       long long *out);
 

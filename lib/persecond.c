@@ -1,30 +1,13 @@
-/* The CPU frequency estimate behind cpucycles_persecond(): one small
- * function per source, tried in order, the first plausible value winning
- * (doc/persecond.md).  Up to the environment variable, the sources and
- * their order are the original's:
- *
- *   1. ROOT/etc/cpucyclespersecond                          Hz, a setting
- *   2. ROOT/sys/devices/system/cpu/cpu0/cpufreq/scaling_setspeed    kHz
- *      (the userspace governor's pinned rate; "<unsupported>" otherwise)
- *   3. ROOT/sys/devices/system/cpu/cpu0/cpufreq/scaling_max_freq    kHz
- *   4. ROOT/sys/devices/system/cpu/cpu0/clock_tick          Hz (SPARC)
- *   5. ROOT/proc/cpuinfo, first processor's block: "cpu MHz", else "clock",
- *      else "cpu MHz static"                                MHz
- *   6. sysctlbyname("hw.cpufrequency"), real system only     Hz (macOS)
- *   7. the cpucyclespersecond environment variable         Hz, a setting
- *   8. sysctlbyname("machdep.tsc_freq"), real system only    Hz (FreeBSD;
- *      not in the original, hence after everything it has)
- *   9. CPUCYCLES_PERSECOND_DEFAULT
- *
- * No strtod: it honours LC_NUMERIC ("2400.000" under a decimal comma);
- * the parser works in exact integer decimal arithmetic instead. */
+/* The CPU frequency estimate: one small function per source, tried in
+ * the order of doc/persecond.md (the original's, up to the variable), the
+ * first plausible value winning.  No strtod: it honours LC_NUMERIC
+ * ("2400.000" under a decimal comma). */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
 
-/* O_CLOEXEC is POSIX.1-2008, which -std=c11 alone hides on glibc (config.h
- * normally defines _GNU_SOURCE); not on the BSDs and macOS, where it would
- * hide sysctlbyname. */
+/* O_CLOEXEC is POSIX.1-2008, hidden by -std=c11 alone on glibc; not on
+ * the BSDs and macOS, where it would hide sysctlbyname. */
 #if defined(__linux__) && !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -45,28 +28,27 @@
 #include "persecond-windows.h"
 #endif
 
-/* Plausible CPU frequencies in Hz, inclusive: 1 MHz (slow embedded cores,
- * emulators) to 100 GHz (rejects unit mistakes, Hz in a kHz file). */
+/* Plausible CPU frequencies in Hz: 1 MHz (slow embedded cores, emulators)
+ * to 100 GHz (rejects unit mistakes, Hz in a kHz file). */
 #define PERSECOND_MIN 1000000ULL
 #define PERSECOND_MAX 100000000000ULL
 
-/* Significant digits kept exactly (10^18 < 2^64); plausible values have at
- * most 12 integer digits, so later ones only make the value "sticky". */
+/* Significant digits kept exactly (10^18 < 2^64); plausible values have
+ * at most 12, later ones only make the value "sticky". */
 #define MANTISSA_DIGITS 18
 
-/* Exponents are clamped here: far beyond any plausible value, far from
- * int overflow however long the input. */
+/* Exponents are clamped here: far beyond plausible, far from overflow. */
 #define EXPONENT_CLAMP 100000
 
-/* How much of /etc/cpucyclespersecond is read (a comment may follow the
- * number), and of a sysfs file (the kernel writes a dozen bytes; 65, one
- * more than cpucycles-info shows of a text, so that it can tell a cut one). */
+/* How much of /etc/cpucyclespersecond is read (a comment may follow), and
+ * of a sysfs file (a dozen bytes; 65, one more than cpucycles-info shows
+ * of a text, so that it can tell a cut one). */
 #define SETTING_FILE_BYTES 256
 #define SYSFS_FILE_BYTES 65
 
-/* /proc/cpuinfo: at most this much (the kernel formats every processor
- * block asked for: hundreds of KiB on 256 cores), through a window on the
- * first call's stack; longer lines (x86's flags) are not ours. */
+/* /proc/cpuinfo: at most this much (the kernel formats every block asked
+ * for: hundreds of KiB on 256 cores), through a window on the first call's
+ * stack; longer lines (x86's flags) are not ours. */
 #define CPUINFO_LIMIT 65536
 #define CPUINFO_WINDOW 256
 
@@ -74,8 +56,7 @@ static int is_digit(char c) { return c >= '0' && c <= '9'; }
 static int is_blank(char c) { return c == ' ' || c == '\t'; }
 static int is_space(char c) { return is_blank(c) || c == '\n' || c == '\r'; }
 
-/* A decimal number as mantissa * 10^exponent; sticky: nonzero digits were
- * dropped past MANTISSA_DIGITS. */
+/* mantissa * 10^exponent; sticky: nonzero digits dropped. */
 struct decimal {
   uint64_t mantissa;
   int digits;        /* significant digits in mantissa, no leading zeros */
@@ -91,15 +72,13 @@ static void shift_exponent(struct decimal *d, long by)
   d->exponent = (int) e;
 }
 
-/* Digits at text[*i..), of the integer part (fraction 0) or of the
- * fraction; returns how many there were.  A leading zero has no
- * significance but moves a fraction along; a digit past MANTISSA_DIGITS
- * is dropped (an integer one shifting d). */
+/* The digits at text[*i..) of the integer part or the fraction; returns
+ * how many.  A leading zero moves only a fraction along; a digit past
+ * MANTISSA_DIGITS is dropped (an integer one shifting d). */
 static size_t scan_digits(const char *text, size_t len, size_t *i,
                           struct decimal *d, int fraction)
 {
   size_t start = *i;
-
   for (; *i < len && is_digit(text[*i]); ++*i) {
     char c = text[*i];
     if (d->digits == MANTISSA_DIGITS) {
@@ -122,7 +101,6 @@ static int scan_exponent(const char *text, size_t len, size_t *i, long *out)
   long value = 0;
   int negative = 0;
   size_t start;
-
   if (*i < len && (text[*i] == '+' || text[*i] == '-'))
     negative = text[(*i)++] == '-';
   for (start = *i; *i < len && is_digit(text[*i]); ++*i)
@@ -139,12 +117,10 @@ static uint64_t power_of_ten(int n)
   return p;
 }
 
-/* The exact value of d, checked against the plausible range, rounded to
- * the nearest integer, halves up. */
+/* The exact value of d, checked for plausibility, rounded halves up. */
 static int decimal_to_hz(const struct decimal *d, long long *out)
 {
   uint64_t whole, rest = 0, divisor = 1;
-
   if (d->mantissa == 0) return -1;
   /* d lies in [10^(digits-1+exponent), 10^(digits+exponent)). */
   if (d->digits - 1 + d->exponent > 11) return -1; /* >= 10^12 */
@@ -159,7 +135,7 @@ static int decimal_to_hz(const struct decimal *d, long long *out)
   }
   if (whole < PERSECOND_MIN || whole > PERSECOND_MAX) return -1;
   if (whole == PERSECOND_MAX && (rest || d->sticky)) return -1;
-  /* divisor is 1 or a multiple of 10: the sticky digits cannot carry rest
+  /* divisor is 1 or a multiple of 10: sticky digits cannot carry rest
    * across one half. */
   if (2 * rest >= divisor && divisor > 1) ++whole;
   *out = (long long) whole;
@@ -211,8 +187,7 @@ int cpucycles_persecond_parse(const char *text, size_t len, int form,
          ? 0 : -1;
 }
 
-/* Where the verdicts go: nowhere in the first call (report NULL), to
- * cpucycles-info --explain otherwise. */
+/* Where the verdicts go: nowhere in the first call, else to --explain. */
 struct judge {
   const char *root;
   persecond_report_fn *report;
@@ -230,15 +205,11 @@ static int judged(const struct judge *j, const char *source,
                   size_t len, int unit, int error, long long value)
 {
   if (j->report) {
-    struct persecond_source s;
-    s.source = source;
-    s.verdict = verdict;
-    s.text = text;
-    s.len = text ? len : 0;
-    s.unit = unit >= 0 && unit <= 9 && *unit_names[unit] ? unit_names[unit]
-                                                         : 0;
-    s.error = error;
-    s.value = verdict == PERSECOND_ACCEPTED ? value : 0;
+    struct persecond_source s = {
+      source, verdict, text, text ? len : 0,
+      unit >= 0 && unit <= 9 && *unit_names[unit] ? unit_names[unit] : 0,
+      error, verdict == PERSECOND_ACCEPTED ? value : 0
+    };
     j->report(&s, j->arg);
   }
   return verdict == PERSECOND_ACCEPTED ? 0 : -1;
@@ -252,11 +223,9 @@ static int judged_unread(const struct judge *j, const char *path, int error)
   return judged(j, path, PERSECOND_UNREADABLE, 0, 0, -1, error, 0);
 }
 
-/* A file holding one number: a sysfs file (PERSECOND_INTEGER, the kernel's
- * dozen bytes; one that fills the buffer is not) or the setting file
- * (PERSECOND_SETTING, of which the first SETTING_FILE_BYTES are read; when
- * it goes on, the text is cut after its last blank, so that a number cut
- * by the buffer's end is not taken for a shorter one). */
+/* A sysfs file (one that fills the buffer is refused) or the setting file
+ * (cut after its last blank when it goes on, so that a number cut by the
+ * buffer's end is not taken for a shorter one). */
 static int persecond_from_file(const struct judge *j, const char *path,
                                int form, int unit, long long *out)
 {
@@ -265,7 +234,6 @@ static int persecond_from_file(const struct judge *j, const char *path,
   int full;
   ssize_t len = cpucycles_read_file_start(j->root, path, buf, size, &full);
   enum persecond_verdict v = PERSECOND_NOT_A_NUMBER;
-
   if (len < 0) return judged_unread(j, path, errno);
   if (full && form == PERSECOND_SETTING) {
     ssize_t cut = len;
@@ -276,20 +244,18 @@ static int persecond_from_file(const struct judge *j, const char *path,
   return judged(j, path, v, buf, (size_t) len, unit, 0, *out);
 }
 
-/* The frequency keys, in the original's priority: the first "cpu MHz"
- * line, else the first "clock" line, else the first "cpu MHz static". */
+/* The frequency keys, in the original's priority. */
 enum cpuinfo_rank { RANK_CPU_MHZ, RANK_CLOCK, RANK_CPU_MHZ_STATIC, RANK_NONE };
 
-/* How much of a refused value the report carries: 65 bytes, one more
- * than cpucycles-info shows, so that it can tell a value that went on. */
+/* Of a refused value, one byte more than cpucycles-info shows. */
 #define CPUINFO_BAD_TEXT 65
 
 struct cpuinfo_scan {
   int inprocessor;        /* in the first processor's block */
   enum cpuinfo_rank rank; /* of the best value found so far */
   long long value;
-  /* the first frequency line refused, for the report */
-  enum persecond_verdict bad;   /* PERSECOND_NO_VALUE: none */
+  /* the first frequency line refused (PERSECOND_NO_VALUE: none) */
+  enum persecond_verdict bad;
   char bad_text[CPUINFO_BAD_TEXT];
   size_t bad_len;
 };
@@ -300,15 +266,13 @@ static int key_is(const char *key, size_t keylen, const char *name)
 }
 
 /* The rank of a frequency key and its value in Hz; RANK_NONE when the key
- * is not ours (*verdict PERSECOND_NO_VALUE) or its value is refused (the
- * verdict in *verdict), a bad line being skipped like an unknown one. */
+ * is not ours (*verdict PERSECOND_NO_VALUE) or its value is refused. */
 static enum cpuinfo_rank cpuinfo_value(const char *key, size_t keylen,
                                        const char *value, size_t valuelen,
                                        long long *out,
                                        enum persecond_verdict *verdict)
 {
   enum cpuinfo_rank rank;
-
   *verdict = PERSECOND_NO_VALUE;
   if (key_is(key, keylen, "cpu MHz")) {   /* "cpu MHz\t\t: 2400.000" */
     rank = RANK_CPU_MHZ;
@@ -333,11 +297,9 @@ static enum cpuinfo_rank cpuinfo_value(const char *key, size_t keylen,
 }
 
 /* One line "key<blanks>:<blanks>value"; nonzero stops the reading.  A
- * processor's block has a "processor" key (x86, arm, powerpc) or a "cpu
- * number" key (s390x, whose blocks follow a summary block also ending in
- * a blank line).  The blank line ending the first one stops the scan
- * (later blocks cost time to format), as does a "cpu MHz" value, which
- * nothing outranks. */
+ * processor's block has a "processor" key, or "cpu number" on s390x (after
+ * a summary block).  The blank line ending the first one stops the scan
+ * (later blocks cost time to format), as does "cpu MHz", never outranked. */
 static int cpuinfo_line(const char *line, size_t len, void *arg)
 {
   struct cpuinfo_scan *scan = arg;
@@ -346,7 +308,6 @@ static int cpuinfo_line(const char *line, size_t len, void *arg)
   long long value = 0; /* set by cpuinfo_value() for every rank but RANK_NONE */
   enum cpuinfo_rank rank;
   enum persecond_verdict verdict;
-
   for (i = 0; i < len && is_space(line[i]); ++i) {}
   if (i == len) return scan->inprocessor;
   colon = memchr(line, ':', len);
@@ -355,7 +316,6 @@ static int cpuinfo_line(const char *line, size_t len, void *arg)
   while (keylen > 0 && is_blank(line[keylen - 1])) --keylen;
   if (key_is(line, keylen, "processor") || key_is(line, keylen, "cpu number"))
     scan->inprocessor = 1;
-
   i = (size_t) (colon - line) + 1;
   while (i < len && is_blank(line[i])) ++i;
   rank = cpuinfo_value(line, keylen, line + i, len - i, &value, &verdict);
@@ -372,14 +332,12 @@ static int cpuinfo_line(const char *line, size_t len, void *arg)
   return scan->rank == RANK_CPU_MHZ;
 }
 
-/* The best-ranked key's value; a line cut off by CPUINFO_LIMIT is not read
- * ("24" of "2400.000" is no value). */
+/* The best-ranked key's value (a line cut by CPUINFO_LIMIT is not read). */
 static int persecond_from_cpuinfo(const struct judge *j, long long *out)
 {
   static const char path[] = "/proc/cpuinfo";
   char buf[CPUINFO_WINDOW];
   struct cpuinfo_scan scan = { 0, RANK_NONE, 0, PERSECOND_NO_VALUE, "", 0 };
-
   if (cpucycles_read_lines(j->root, path, CPUINFO_LIMIT, buf, sizeof buf,
                            cpuinfo_line, &scan) == -1)
     return judged_unread(j, path, errno);
@@ -392,17 +350,15 @@ static int persecond_from_cpuinfo(const struct judge *j, long long *out)
 }
 
 #ifdef HAVE_SYSCTLBYNAME
-/* macOS hw.cpufrequency (int64_t Hz on Intel Macs; absent on Apple
- * silicon), what the original reads with the sysctl command; FreeBSD
- * machdep.tsc_freq (uint64_t Hz).  Either width is accepted; a negative
- * int64_t reads as a huge uint64_t and is refused with the rest. */
+/* macOS hw.cpufrequency (int64_t; absent on Apple silicon), FreeBSD
+ * machdep.tsc_freq (uint64_t): a negative int64_t reads as a huge
+ * uint64_t and is refused. */
 static int persecond_from_sysctl(const struct judge *j, const char *source,
                                  long long *out)
 {
   union { uint64_t u64; uint32_t u32; } value;
   size_t len = sizeof value;
   uint64_t hz;
-
   if (sysctlbyname(source + sizeof "sysctl " - 1, &value, &len, NULL, 0) != 0)
     return judged(j, source, PERSECOND_ABSENT, 0, 0, 0, 0, 0);
   if (len == sizeof value.u64) hz = value.u64;
@@ -451,7 +407,6 @@ static int persecond_from_env(const struct judge *j, const char *envvalue,
   static const char name[] = "cpucyclespersecond";
   size_t len;
   enum persecond_verdict v;
-
   if (!envvalue) return judged(j, name, PERSECOND_ABSENT, 0, 0, 0, 0, 0);
   len = strlen(envvalue);
   v = parse_verdict(envvalue, len, PERSECOND_SETTING, 0, out);
@@ -468,12 +423,8 @@ long long cpucycles_persecond_estimate_reported(const char *root,
                                                 persecond_report_fn *report,
                                                 void *arg)
 {
-  struct judge j;
+  struct judge j = { root ? root : "", report, arg };
   long long result = 0;
-
-  j.root = root ? root : "";
-  j.report = report;
-  j.arg = arg;
 #ifdef _WIN32
   /* A fixture root (tests) is read as on every other system. */
   if (!*j.root ? persecond_from_registry(&j, &result) == 0

@@ -3,8 +3,7 @@
 #include <config.h>
 #endif
 
-/* O_CLOEXEC is POSIX.1-2008, which -std=c11 alone hides on glibc;
- * configure normally defines _GNU_SOURCE in config.h. */
+/* O_CLOEXEC is POSIX.1-2008, hidden by -std=c11 alone on glibc. */
 #if defined(__linux__) && !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -16,9 +15,8 @@
 #include "readfile.h"
 
 #ifdef _WIN32
-/* mingw-w64: Windows' close-on-exec, no text-mode translation; no terminal
- * or FIFO stands at a path.  Files are read there only under a fixture
- * root (tests). */
+/* mingw-w64 (files read only under a fixture root): close-on-exec, no
+ * text-mode translation; no terminal or FIFO stands at a path. */
 #define O_CLOEXEC (O_NOINHERIT | O_BINARY)
 #define O_NOCTTY 0
 #define O_NONBLOCK 0
@@ -28,10 +26,9 @@
 
 #define OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
 
-static int open_retrying(int dirfd, const char *path)
+int cpucycles_openat_retrying(int dirfd, const char *path)
 {
   int fd = -1, tries;
-
   for (tries = 0; tries < CPUCYCLES_EINTR_TRIES; tries++) {
     fd = openat(dirfd, path, OPEN_FLAGS);
     if (fd >= 0 || errno != EINTR) break;
@@ -39,46 +36,35 @@ static int open_retrying(int dirfd, const char *path)
   return fd;
 }
 
-#ifndef _WIN32
-int cpucycles_openat_retrying(int dirfd, const char *path)
-{
-  return open_retrying(dirfd, path);
-}
-#endif
-
 /* How long ROOT followed by PATH may be, NUL included: Linux's PATH_MAX. */
 #define JOINED_PATH_BYTES 4096
 
-/* ROOT followed by PATH, for a fixture root (tests, CPUCYCLES_INFO_ROOT).
- * Not inlined: the library's first call reads the real system, and its
- * stack, which may be a small thread's, never holds the buffer. */
+/* For a fixture root.  Not inlined: the first call reads the real system,
+ * and its stack, which may be a small thread's, never holds the buffer. */
 static __attribute__((noinline)) int open_joined(const char *root, size_t rootlen,
                                                  const char *path, size_t pathlen)
 {
   char full[JOINED_PATH_BYTES];
-
   memcpy(full, root, rootlen);
   memcpy(full + rootlen, path, pathlen + 1);
-  return open_retrying(AT_FDCWD, full);
+  return cpucycles_openat_retrying(AT_FDCWD, full);
 }
 
 int cpucycles_open_under(const char *root, const char *path)
 {
   size_t rootlen = root ? strlen(root) : 0, pathlen = strlen(path);
-
   if (rootlen + pathlen + 1 > JOINED_PATH_BYTES) {
     errno = ENAMETOOLONG;
     return -1;
   }
   if (rootlen > 0) return open_joined(root, rootlen, path, pathlen);
-  return open_retrying(AT_FDCWD, path);
+  return cpucycles_openat_retrying(AT_FDCWD, path);
 }
 
 ssize_t cpucycles_read_retrying(int fd, char *buf, size_t len)
 {
   ssize_t r = -1;
   int tries;
-
   for (tries = 0; tries < CPUCYCLES_EINTR_TRIES; tries++) {
     r = read(fd, buf, len);
     if (r >= 0 || errno != EINTR) break;
@@ -90,7 +76,6 @@ ssize_t cpucycles_read_fd_start(int fd, char *buf, size_t size, int *full)
 {
   size_t have = 0;
   ssize_t r = 1;
-
   while (have < size && (r = cpucycles_read_retrying(fd, buf + have, size - have)) > 0)
     have += (size_t) r;
   *full = have == size;
@@ -102,7 +87,6 @@ ssize_t cpucycles_read_file_start(const char *root, const char *path,
 {
   ssize_t result;
   int fd = cpucycles_open_under(root, path);
-
   if (fd < 0) return -1;
   result = cpucycles_read_fd_start(fd, buf, size, full);
   close(fd);

@@ -1,18 +1,14 @@
 /* The probe, as libcpucycles-selection.md specifies it and libcpucycles'
- * code refines it: doc/selection.md states each rule, in the order below
- * (setup, with crash signals caught only where the counter may fault;
- * the scaling fit; 1000 reads, 10 attempts; precision, penalty and order
- * bump, ties to the earlier counter; default-zero when nothing works). */
+ * code refines it: doc/selection.md states each rule, in this order. */
 #include "counter.h"
 #include <string.h>
 #include "multiplier.h"
 #include "select.h"
 
-/* libcpucycles' penalties, by what its setup of the same counter answers:
- * a cycle counter 0; a counter that may count cycles (a TSC of unknown
- * rate, default-perfevent) or a timer whose multiplier it finds 100; a
- * counter of known rate (an OS clock, s390x's TOD clock, a TSC whose rate
- * CPUID states) or a 32-bit counter 300. */
+/* By what libcpucycles' setup of the same counter answers: a cycle
+ * counter 0; one that may count cycles (a TSC of unknown rate,
+ * default-perfevent) or a timer whose multiplier it finds 100; one of
+ * known rate (OS clock, TOD clock, a TSC CPUID states) or 32 bits 300. */
 long long cpucycles_penalty_of(const struct counter_info *info)
 {
   if (info->only32) return 300;
@@ -33,8 +29,7 @@ double cpucycles_scaling_of(const struct counter_info *info, long long persecond
   if (info->frequency == 0) return 1.0;
   if (info->frequency < 0 || persecond <= 0) return -1;
   ratio = (double) persecond / (double) info->frequency;
-  /* a timer's: libcpucycles measures its multiplier, and keeps it where
-   * one k/2^j fits (a ratio in thirds, 800 MHz over 24 MHz, never does) */
+  /* a timer's: kept where k/2^j fits (800 MHz over 24 MHz never does) */
   if (info->kind != COUNTER_OSCLOCK && !info->frequency_exact
       && cpucycles_multiplier_of(&ratio, 1) <= 0)
     return -1;
@@ -49,10 +44,8 @@ struct trial {
   int skipped;          /* not sampled: it could not win */
   struct counter_info info;
   double scaling;
-  double measured;      /* cycles per tick measured, for a timer of
-                           unknown rate (0: none) */
+  double measured;      /* rate_unknown: cycles per tick measured, or 0 */
   long long precision;  /* the result: -1 when dropped */
-  /* why, for the report */
   enum probe_outcome outcome; /* as far as the trial got */
   enum probe_stage stage;
   int backwards;
@@ -60,19 +53,15 @@ struct trial {
   struct catch_status catch; /* PROBE_NOT_TRIED: why */
 };
 
-/* SELECT_SAMPLES reads of the counter, folded as they are read (the
- * first call may run on a small stack: no array of them): the smallest
- * nonzero step, -1 when they decrease somewhere, 0 when they never
- * increase.  Only the low 32 bits count for a 32-bit counter.  Every read
- * is made, whatever the earlier ones showed, as many reads as the array
- * of samples used to take, with no more between two of them than a
- * comparison. */
+/* The smallest nonzero step of SELECT_SAMPLES reads, -1 when they
+ * decrease somewhere, 0 when they never increase; folded as read (the
+ * first call's stack may be small), every read made, nothing but a
+ * comparison between two. */
 static long long smallest_step(long long (*read)(void), int only32)
 {
   long long mask = only32 ? 0xffffffffLL : -1LL;
   long long smallest = -1, previous = read() & mask;
   int backwards = 0, i;
-
   for (i = 1; i < SELECT_SAMPLES; i++) {
     long long now = read() & mask;
     if (now < previous) backwards = 1;
@@ -84,10 +73,9 @@ static long long smallest_step(long long (*read)(void), int only32)
   return smallest < 0 ? 0 : smallest;
 }
 
-/* Scaling and sampling of one counter whose setup said yes; runs under
- * the catcher where the reads may fault, so a crash anywhere in it leaves
- * t->precision at -1 (and t->outcome and t->stage where the trial had got
- * to). */
+/* Scaling and sampling after setup said yes, under the catcher where the
+ * reads may fault: a crash leaves precision -1, outcome and stage as far
+ * as the trial got. */
 static void trial_reads(void *arg)
 {
   struct trial *t = arg;
@@ -95,10 +83,8 @@ static void trial_reads(void *arg)
   long long step = 0, penalty, scaled;
 
   penalty = cpucycles_penalty_of(&t->info) + t->bump;
-  /* Its penalty and bump alone tie the best counter so far: it cannot win
-   * (ties go to the earlier counter), so spare the thousands of reads (and
-   * a measured multiplier's 30 ms).  Never when tracing (cutoff -1), so no
-   * report says so. */
+  /* Penalty and bump alone tie the best so far: it cannot win, spare the
+   * reads (and a measured multiplier's 30 ms).  Never when tracing. */
   if (t->cutoff >= 0 && penalty >= t->cutoff) {
     t->skipped = 1;
     return;
@@ -124,11 +110,9 @@ static void trial_reads(void *arg)
     return;
   }
   t->outcome = PROBE_WORKS;
-  /* libcpucycles takes differences of scaled reads, each truncated to an
-   * integer: the smallest is the scaled step truncated, and at least 1.
-   * The margin keeps a product that is an integer in exact arithmetic
-   * (25 x 2.4) from truncating to the integer below where the FPU keeps
-   * more bits than a double (x87) */
+  /* libcpucycles' differences of truncated scaled reads: the scaled step
+   * truncated, at least 1.  The margin keeps an exact integer product
+   * (25 x 2.4) from truncating below where the FPU keeps more bits (x87) */
   scaled = (long long) ((double) step * t->scaling + 1e-6);
   t->precision = (scaled < 1 ? 1 : scaled) + penalty;
 }
@@ -150,11 +134,10 @@ static void trial_run(void *arg)
   if (trial_setup(t) == 0) trial_reads(t);
 }
 
-/* The probe's catcher: armed at the first trial that needs it (never,
- * where every counter asks), disarmed when the probe ends. */
+/* Armed at the first trial that needs it, disarmed when the probe ends. */
 struct catcher {
-  int tried;                 /* cpucycles_catch_arm was called */
-  int armed;                 /* and succeeded */
+  int tried;                  /* cpucycles_catch_arm was called */
+  int armed;                  /* and succeeded */
   struct catch_status status; /* why not, when not */
 };
 
@@ -200,31 +183,26 @@ static void report_trial(const struct trial *t, int n, int signal,
   struct probe_report r = { .index = n, .name = t->counter->name,
                             .outcome = signal ? PROBE_CRASHED : t->outcome,
                             .stage = t->stage, .info = t->info,
-                            .persecond = t->persecond };
-
+                            .persecond = t->persecond,
+                            .scaling = t->scaling > 0 ? t->scaling : 0,
+                            .precision = t->precision < 0 ? 0 : t->precision,
+                            .bump = t->precision < 0 ? 0 : t->bump,
+                            .signal = signal, .backwards = t->backwards,
+                            .attempts = t->attempts, .catch = t->catch };
   if (t->info.frequency > 0)
     r.ratio = (double) t->persecond / (double) t->info.frequency;
   else if (t->info.rate_unknown)
     r.ratio = t->measured;
-  r.scaling = t->scaling > 0 ? t->scaling : 0;
-  r.precision = t->precision < 0 ? 0 : t->precision;
-  r.bump = t->precision < 0 ? 0 : t->bump;
-  r.signal = signal;
-  r.backwards = t->backwards;
-  r.attempts = t->attempts;
-  r.catch = t->catch;
   report(&r, report_arg);
 }
 
-/* Precision of table[n] in cycles, bump included, or -1 when it is
- * dropped (or skipped); reported when report is not NULL. */
+/* Precision of table[n], bump included, or -1 when dropped or skipped. */
 static long long probe(struct catcher *c, struct trial *t,
                        const struct counter *const *table, int n,
                        long long persecond, long long cutoff, long long bump,
                        select_report_fn *report, void *report_arg)
 {
   int signal = 0;
-
   /* the outcome is overwritten by every way out but the cutoff;
    * trial_reads sets the precision last: a crash anywhere leaves it -1 */
   *t = (struct trial) { .counter = table[n], .persecond = persecond,
@@ -292,18 +270,13 @@ static int select_with(struct catcher *c, const struct counter *const *table,
     named = -1;
   }
 
-  /* The bump of a counter is 10 for each counter before it that works,
-   * so a counter skipped because it cannot win still counts for those
-   * after it, if it works.  Not knowing, the loop takes it as not working,
-   * a bump that may be short by 10 per skipped counter: enough to decide
-   * that a later counter cannot win either, not that it wins.  When a
-   * counter after a skipped one would win, the probe starts again and
-   * samples every counter, as libcpucycles does. */
+  /* A skipped counter is taken as not working, so later bumps may be 10
+   * short per skip: enough to decide that a later counter cannot win
+   * either, not that it wins.  When a counter after a skip would win, the
+   * probe starts again and samples every counter, as libcpucycles does. */
   for (;;) {
     int worked = 0, skipped = 0, redo = 0;
     for (i = 0; i < count && !redo; i++) {
-      /* When reporting, every counter is measured so that every line has
-       * its precision; the choice is the same either way. */
       long long precision = probe(c, &t, table, i, persecond,
                                   !may_skip || chosen < 0 ? -1 : best->precision,
                                   10LL * worked, report, report_arg);
@@ -349,7 +322,6 @@ int cpucycles_select(const struct counter *const *table, int count,
 {
   struct catcher c;
   int chosen;
-
   memset(&c, 0, sizeof c);
   chosen = select_with(&c, table, count, persecond, name, report, report_arg,
                        best);

@@ -1,9 +1,6 @@
-/* The counters of libcpucycles' list for this host, in the order the probe
- * tries them (which decides ties): those configure found compiling, and
- * those that did not compile or were left out, by name only (no setup: the
- * probe reports them as dropped lines).  CPUCYCLES_COUNTER_TABLE comes from
- * config.h: one COUNTER(name) per counter built and one NOT_BUILT(name,
- * "name") per counter not built, names with '-' turned into '_'. */
+/* libcpucycles' list for this host, in the probe's order (counter.h).
+ * CPUCYCLES_COUNTER_TABLE comes from config.h: COUNTER(name) per counter
+ * built, NOT_BUILT(name, "name") per counter not, '-' turned into '_'. */
 #include "counter.h"
 
 #define COUNTER(name) extern const struct counter cpucycles_counter_##name;

@@ -29,18 +29,16 @@ static long long os_frequency(void)
 #include <string.h>
 #include "readfile.h"
 
-/* How much of /proc/cpuinfo is read, and through what window on the first
- * call's stack (doc/security.md). */
+/* Through a window on the first call's stack (doc/security.md). */
 #define CPUINFO_BYTES 8191
 #define CPUINFO_WINDOW 128
 
-/* "timebase<blanks>:<blanks><digits>": the first such key decides (*arg:
- * its value, or -1 when it is not plain digits or too large). */
+/* The first "timebase<blanks>:<blanks><digits>" decides (*arg: its value,
+ * or -1 when it is not plain digits or too large). */
 static int timebase_line(const char *line, size_t len, void *arg)
 {
   long long *f = arg;
   size_t i = sizeof "timebase" - 1;
-
   if (len < i || memcmp(line, "timebase", i) != 0) return 0;
   while (i < len && (line[i] == ' ' || line[i] == '\t')) i++;
   if (i == len || line[i++] != ':') return 0;
@@ -54,13 +52,12 @@ static int timebase_line(const char *line, size_t len, void *arg)
   return 1;
 }
 
-/* 0 when there is no timebase line (or no file, or a read failed part
- * way: a number cut short would read as a smaller one). */
+/* 0 when there is no timebase line, no file, or a read failed part way
+ * (a number cut short would read as a smaller one). */
 static long long os_frequency(void)
 {
   char buf[CPUINFO_WINDOW];
   long long f = 0;
-
   if (cpucycles_read_lines("", "/proc/cpuinfo", CPUINFO_BYTES, buf,
                            sizeof buf, timebase_line, &f) != 0)
     return 0;
@@ -68,11 +65,11 @@ static long long os_frequency(void)
 }
 #endif
 
-int cpucycles_timebase_info(struct counter_info *info)
+int cpucycles_timebase_setup(struct counter_info *info)
 {
   long long f = os_frequency();
   if (f != 0 && (f < CPUCYCLES_TIMEBASE_MIN_HZ || f > CPUCYCLES_TIMEBASE_MAX_HZ))
-    return -1;
+    return counter_refuse(info, "the OS states an implausible time-base frequency", 0);
   info->kind = COUNTER_OFFCORE;
   info->frequency = f;
   info->rate_unknown = f == 0;

@@ -1,6 +1,5 @@
-/* timebase.h: the frequency of the PowerPC time base, which ppc32-mftb and
- * ppc64-mftb read (two ways of reading one register, one way of knowing
- * its rate).  Declares nothing on other hosts.  Internal to the library. */
+/* timebase.h: the PowerPC time base's rate, for ppc32-mftb and ppc64-mftb.
+ * Declares nothing on other hosts. */
 #ifndef CPUCYCLES_TIMEBASE_H
 #define CPUCYCLES_TIMEBASE_H
 
@@ -15,13 +14,10 @@
 struct counter_info;
 
 /* A time-base counter's setup: off-core, 64 bits, scaled by persecond over
- * the time base's rate as the OS states it (glibc's
- * __ppc_get_timebase_freq(): the vDSO, or /proc/cpuinfo's "timebase" line;
- * else that line read here), or of unknown rate (rate_unknown: the probe
- * measures the multiplier, as libcpucycles does) where it states none
- * (qemu-user shows the host's /proc/cpuinfo).  Returns 0, or -1 (info
- * untouched) for an implausible rate. */
-int cpucycles_timebase_info(struct counter_info *info);
+ * the rate the OS states (glibc's __ppc_get_timebase_freq(), else
+ * /proc/cpuinfo's "timebase" line read here), or rate_unknown where it
+ * states none (qemu-user).  0, or a refusal when implausible. */
+int cpucycles_timebase_setup(struct counter_info *info);
 
 #endif
 

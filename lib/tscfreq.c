@@ -41,7 +41,6 @@ static long long crystal_by_model(unsigned int signature)
 {
   unsigned int family = (signature >> 8) & 0xfu;
   unsigned int model = ((signature >> 4) & 0xfu) | ((signature >> 12) & 0xf0u);
-
   if (family != 6) return 0;
   switch (model) {
     case 0x4e: case 0x5e:            /* Skylake client */
@@ -56,14 +55,12 @@ static long long crystal_by_model(unsigned int signature)
   return 0;
 }
 
-/* The leaves are asked in the order that stops soonest on processors
- * without the rate (AMD's: leaves 0 and 0x15 only): in a virtual machine
- * every CPUID is a trip to the hypervisor, microseconds each. */
+/* The leaves in the order that stops soonest without the rate (AMD: 0 and
+ * 0x15 only): in a virtual machine each CPUID costs microseconds. */
 long long cpucycles_tsc_frequency_from(cpucycles_cpuid_fn *cpuid)
 {
   unsigned int vendor[4], regs[4];
   unsigned long long crystal, numerator, denominator, hz;
-
   cpuid(LEAF_VENDOR, vendor);
   if (vendor[0] < LEAF_TSC_CRYSTAL) return 0;
   cpuid(LEAF_TSC_CRYSTAL, regs);
@@ -71,12 +68,10 @@ long long cpucycles_tsc_frequency_from(cpucycles_cpuid_fn *cpuid)
   numerator = regs[1];
   crystal = regs[2];
   if (denominator == 0 || numerator == 0) return 0;
-
   cpuid(LEAF_EXTENDED_MAX, regs);
   if (regs[0] < LEAF_POWER_MANAGEMENT) return 0;
   cpuid(LEAF_POWER_MANAGEMENT, regs);
   if (!(regs[3] & INVARIANT_TSC)) return 0;
-
   if (crystal == 0 && is_intel(vendor)) {
     cpuid(LEAF_SIGNATURE, regs);
     crystal = (unsigned long long) crystal_by_model(regs[0]);
@@ -97,8 +92,8 @@ static void cpuid_instruction(unsigned int leaf, unsigned int regs[4])
   __cpuid_count(leaf, 0, regs[0], regs[1], regs[2], regs[3]);
 }
 
-/* Asked once for all four TSC counters: -1 until then.  Any thread that
- * gets here computes the same value, so a relaxed store is enough. */
+/* Asked once for all four TSC counters: -1 until then.  Every thread
+ * computes the same value: a relaxed store is enough. */
 static long long tsc_hz = -1;
 #ifdef __i386__
 static int tsc_present = -1; /* likewise: CPUID says there is a TSC */
@@ -107,15 +102,12 @@ static int tsc_present = -1; /* likewise: CPUID says there is a TSC */
 int cpucycles_tsc_setup(struct counter_info *info)
 {
   long long hz;
-
   enum cpucycles_rdtsc state = cpucycles_rdtsc_state();
-
   if (state == CPUCYCLES_RDTSC_FAULTS)
     return counter_refuse(info, "RDTSC disabled for this process (prctl PR_SET_TSC)", 0);
 #ifdef __i386__
-  /* CPUID leaf 1, EDX bit 4: a 32-bit x86 CPU without a TSC (before the
-   * Pentium) faults on RDTSC.  Asked once, as the rate is (in a virtual
-   * machine every CPUID is a trip to the hypervisor). */
+  /* A CPU without a TSC (before the Pentium) faults on RDTSC; asked once,
+   * as the rate is. */
   if (__atomic_load_n(&tsc_present, __ATOMIC_RELAXED) < 0) {
     unsigned int regs[4];
     cpuid_instruction(LEAF_SIGNATURE, regs);

@@ -1,5 +1,5 @@
-/* amd64-tscasm: the x86-64 time-stamp counter, read with inline RDTSC for
- * compilers without the __rdtsc() intrinsic.  Same kind as amd64-tsc. */
+/* amd64-tscasm: amd64-tsc read with inline RDTSC, for compilers without
+ * the __rdtsc() intrinsic. */
 #if !defined(__x86_64__)
 #error "amd64-tscasm needs an x86-64 CPU"
 #endif
@@ -18,14 +18,6 @@ static long long tscasm_read(void)
   return (long long) ((hi << 32) | lo);
 }
 
-static int tscasm_setup(struct counter_info *info)
-{
-  /* Asks the kernel whether RDTSC is allowed (PR_GET_TSC) and runs no
-   * RDTSC: the probe's reads do, caught only where the kernel could not
-   * answer (info->may_fault). */
-  return cpucycles_tsc_setup(info);
-}
-
 const struct counter cpucycles_counter_amd64_tscasm = {
-  "amd64-tscasm", tscasm_read, tscasm_setup, 0, 0, COUNTER_ASKS
+  "amd64-tscasm", tscasm_read, cpucycles_tsc_setup, 0, 0, COUNTER_ASKS
 };

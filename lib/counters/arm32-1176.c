@@ -1,10 +1,9 @@
 /* arm32-1176: CCNT, the 32-bit cycle counter of the ARM1176 (Raspberry Pi
- * 1 and Zero), mrc p15, 0, Rt, c15, c12, 1; extended to 64 bits by the
- * library.  User mode may read it only when the kernel set the V bit of
- * the c15 access validation register: otherwise SIGILL, caught by the
- * probe.  On other cores the encoding is IMPLEMENTATION DEFINED (SIGILL on
- * Cortex-A; a value that does not move is dropped by the probe).
- * ARM or Thumb-2 only: Thumb-1 has no coprocessor instructions. */
+ * 1 and Zero), mrc p15, 0, Rt, c15, c12, 1.  User mode may read it only
+ * when the kernel set the V bit of the c15 access validation register:
+ * else SIGILL, caught.  Elsewhere the encoding is IMPLEMENTATION DEFINED
+ * (SIGILL on Cortex-A; a value that does not move is dropped).  Thumb-1
+ * has no coprocessor instructions. */
 #if !defined(__arm__) || defined(__aarch64__)
 #error "arm32-1176 needs a 32-bit ARM CPU"
 #endif

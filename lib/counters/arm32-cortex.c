@@ -1,11 +1,9 @@
 /* arm32-cortex: PMCCNTR, the 32-bit cycle counter of the ARMv7 PMU
- * (Cortex-A), mrc p15, 0, Rt, c9, c13, 0; extended to 64 bits by the
- * library.  User mode may read it only when PMUSERENR.EN is set (stock
- * Linux does not); PMUSERENR itself is readable from user mode, so setup
- * asks it, and PMCNTENSET.C (whether the counter runs), instead of
- * provoking SIGILL.  With PMCR.D set it ticks every 64 cycles, which this
- * counter cannot correct (doc/counters.md).
- * ARM or Thumb-2 only: Thumb-1 has no coprocessor instructions. */
+ * (Cortex-A), mrc p15, 0, Rt, c9, c13, 0.  User mode may read it only when
+ * PMUSERENR.EN is set (stock Linux does not); PMUSERENR itself is
+ * readable, so setup asks it, and PMCNTENSET.C, instead of provoking
+ * SIGILL.  With PMCR.D set it ticks every 64 cycles, uncorrected
+ * (doc/counters.md).  Thumb-1 has no coprocessor instructions. */
 #if !defined(__arm__) || defined(__aarch64__)
 #error "arm32-cortex needs a 32-bit ARM CPU"
 #endif

@@ -1,12 +1,10 @@
-/* arm64-vct: CNTVCT_EL0, the virtual count of the ARMv8 generic timer, an
- * off-core counter scaled by the CPU frequency over CNTFRQ_EL0.  Firmware
- * programs CNTFRQ_EL0 unchecked and has left it 0 or wrong: a value outside
- * 1 MHz..10 GHz (common: 19.2, 24, 25, 50, 100 MHz, 1 GHz from ARMv8.6) is
- * refused, and 0 leaves the rate to the probe's measured multiplier, as
- * libcpucycles does for every timer.  Linux and macOS set
- * CNTKCTL_EL1.EL0VCTEN, so there the counter asks nothing; elsewhere a
- * trap is caught.  The isb keeps the read from being taken early, as in
- * the kernel's __arch_counter_get_cntvct(). */
+/* arm64-vct: CNTVCT_EL0, the ARMv8 generic timer's virtual count, scaled
+ * by the CPU frequency over CNTFRQ_EL0.  Firmware programs CNTFRQ_EL0
+ * unchecked: outside 1 MHz..10 GHz (common: 19.2, 24, 25, 50, 100 MHz,
+ * 1 GHz from ARMv8.6) is refused, 0 leaves the rate to the probe's
+ * measured multiplier.  Linux and macOS set CNTKCTL_EL1.EL0VCTEN;
+ * elsewhere a trap is caught.  The isb keeps the read from being taken
+ * early, as in the kernel's __arch_counter_get_cntvct(). */
 #if !defined(__aarch64__)
 #error "arm64-vct needs an ARMv8 CPU in AArch64 state"
 #endif

@@ -1,7 +1,5 @@
-/* default-gettimeofday: wall-clock microseconds, scaled by the CPU
- * frequency; the last resort before default-zero, coarse and subject to
- * clock steps.  Where the process disabled RDTSC, read with the system
- * call (osclock.h). */
+/* default-gettimeofday: wall-clock microseconds, the last resort before
+ * default-zero, coarse and subject to clock steps (osclock.h). */
 #include <errno.h>
 #include "counter.h"
 #include "osclock.h"

@@ -1,9 +1,7 @@
 /* default-mach: mach_absolute_time() on macOS and iOS (the commpage, no
- * system call), off-core, scaled by the CPU frequency over its rate:
- * mach_timebase_info() gives numer/denom nanoseconds per tick, 1/1 on
- * Intel Macs, 125/3 on Apple silicon (the 24 MHz system counter, the
- * hardware of arm64-vct).  Only compiled, against declarations matching
- * the SDK's (tests/check-darwin.sh), never run here (doc/counters.md). */
+ * system call), off-core: numer/denom nanoseconds per tick, 1/1 on Intel
+ * Macs, 125/3 on Apple silicon (arm64-vct's 24 MHz counter).  Only
+ * compiled (tests/check-darwin.sh), never run here (doc/counters.md). */
 #if !defined(__APPLE__) || !defined(__MACH__)
 #error "default-mach needs macOS or iOS (mach_absolute_time)"
 #endif
@@ -20,7 +18,6 @@ static int mach_setup(struct counter_info *info)
 {
   mach_timebase_info_data_t timebase;
   double hz;
-
   if (mach_timebase_info(&timebase) != 0) return -1;
   if (timebase.numer == 0 || timebase.denom == 0) return -1;
   /* ticks per second = 1e9 ns / (numer/denom ns per tick) */

@@ -1,7 +1,6 @@
-/* default-monotonic: clock_gettime(CLOCK_MONOTONIC) in nanoseconds, scaled
- * by the CPU frequency.  A libc may declare the clock that an old kernel
- * refuses: setup asks it once.  Where the process disabled RDTSC, the
- * clock is read with the system call (osclock.h). */
+/* default-monotonic: clock_gettime(CLOCK_MONOTONIC) in nanoseconds
+ * (osclock.h).  A libc may declare the clock that an old kernel refuses:
+ * setup reads it once. */
 #ifdef _WIN32
 /* mingw-w64's clock_gettime is winpthread's DLL; default-qpc reads the
  * same QueryPerformanceCounter directly. */

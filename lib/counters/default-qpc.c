@@ -1,8 +1,7 @@
-/* default-qpc: QueryPerformanceCounter at the rate QueryPerformanceFrequency
- * states (fixed at boot), scaled by the CPU frequency: Windows' recommended
- * time stamp, the same on every processor, monotonic, unaffected by power
- * states; read from the invariant TSC divided down (usually 10 MHz), else
- * from HPET or the ACPI PM timer.  An OS clock to the probe. */
+/* default-qpc: QueryPerformanceCounter at QueryPerformanceFrequency's rate
+ * (fixed at boot): Windows' recommended time stamp, monotonic, the same on
+ * every processor; the invariant TSC divided down (usually 10 MHz), else
+ * HPET or the ACPI PM timer.  An OS clock to the probe. */
 #ifndef _WIN32
 #error "default-qpc needs Windows"
 #endif

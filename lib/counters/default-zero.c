@@ -1,5 +1,5 @@
-/* default-zero: 0, chosen only when every other counter failed, so that
- * cpucycles() never fails and cpucycles_implementation() says so. */
+/* default-zero: 0, when every other counter failed: cpucycles() never
+ * fails, and cpucycles_implementation() says so. */
 #include "counter.h"
 
 static long long zero_read(void)

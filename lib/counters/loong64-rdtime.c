@@ -1,11 +1,9 @@
-/* loong64-rdtime: the stable counter, rdtime.d: off-core, scaled by the
- * CPU frequency over its constant rate, computed from cpucfg as Linux's
- * calc_const_freq() does: word 2 bit 14 (LLFTP) says the timer exists,
- * word 4 is its base frequency in Hz, word 5 a multiplier (bits 15:0) and
- * divisor (31:16).  Believed between 1 MHz and 10 GHz; a zero word leaves
- * the rate to the probe's measured multiplier.  Both are unprivileged.
- * Debian 12 has no LoongArch toolchain: tests/check-cross.sh builds this
- * file with clang and runs it under qemu (doc/counters.md). */
+/* loong64-rdtime: the stable counter, rdtime.d, off-core, at the rate
+ * cpucfg gives as Linux's calc_const_freq() reads it: word 2 bit 14
+ * (LLFTP) says the timer exists, word 4 is its base frequency in Hz, word
+ * 5 a multiplier (bits 15:0) and divisor (31:16).  Believed between 1 MHz
+ * and 10 GHz; a zero word leaves the rate to the probe's measured
+ * multiplier.  Both unprivileged.  Built with clang (doc/counters.md). */
 #if !defined(__loongarch__) || !defined(__loongarch64)
 #error "loong64-rdtime needs a 64-bit LoongArch CPU"
 #endif

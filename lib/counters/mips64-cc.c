@@ -1,10 +1,9 @@
 /* mips64-cc: the CP0 Count register of a MIPS64 Release 2 CPU, rdhwr $2,
- * a 32-bit on-core counter extended to 64 bits by the library.  Count
- * ticks once every CCRes cycles (rdhwr $3; 2 on most cores), so each read
- * multiplies by CCRes modulo 2^32: (count + k*2^32) * CCRes is the low 32
- * bits of the cycle count, which the 32-bit wrapper extends.  A CCRes
- * outside 1..64 is not believed.  Linux sets HWREna.CC and .CCRes on
- * Release 2; elsewhere rdhwr raises SIGILL, caught by the probe. */
+ * 32 bits, on-core.  Count ticks once every CCRes cycles (rdhwr $3; 2 on
+ * most cores): (count + k*2^32) * CCRes modulo 2^32 is the low 32 bits of
+ * the cycle count, which the library extends.  A CCRes outside 1..64 is
+ * not believed.  Linux sets HWREna.CC and .CCRes on Release 2; elsewhere
+ * rdhwr raises SIGILL, caught by the probe. */
 #if !defined(__mips__) || !defined(__mips64)
 #error "mips64-cc needs a 64-bit MIPS CPU"
 #endif

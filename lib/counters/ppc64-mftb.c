@@ -1,7 +1,5 @@
-/* ppc64-mftb: the 64-bit time base, one mftb: off-core, scaled by the CPU
- * frequency over the time-base frequency the OS states (lib/timebase.c),
- * or by the probe's measured multiplier where it states none (qemu-user).
- * mftb is unprivileged on every PowerPC: nothing to catch. */
+/* ppc64-mftb: the 64-bit time base, one mftb: off-core, at the rate
+ * lib/timebase.c finds.  Unprivileged on every PowerPC: nothing to catch. */
 #if !defined(__powerpc64__)
 #error "ppc64-mftb needs a 64-bit PowerPC CPU"
 #endif
@@ -20,13 +18,6 @@ static long long mftb_read(void)
   return r;
 }
 
-static int mftb_setup(struct counter_info *info)
-{
-  if (cpucycles_timebase_info(info) != 0)
-    return counter_refuse(info, "the OS states an implausible time-base frequency", 0);
-  return 0;
-}
-
 const struct counter cpucycles_counter_ppc64_mftb = {
-  "ppc64-mftb", mftb_read, mftb_setup, 0, 0, COUNTER_ASKS
+  "ppc64-mftb", mftb_read, cpucycles_timebase_setup, 0, 0, COUNTER_ASKS
 };

@@ -8,9 +8,8 @@
 #include "counter.h"
 #include "rdpmc.h"
 
-/* One instruction each, its result returned: an analyser that does not see
- * an asm statement's outputs written (cppcheck) sees no variable read
- * before it is set. */
+/* One instruction each, its result returned: cppcheck does not see an
+ * asm statement's outputs written. */
 static inline unsigned int rdcycleh(void)
 {
   unsigned int r;

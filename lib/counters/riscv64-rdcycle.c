@@ -1,9 +1,7 @@
-/* riscv64-rdcycle: the cycle CSR (0xc00), an on-core 64-bit counter.  User
- * mode may read it only while the kernel sets scounteren.CY: Linux did
- * until 6.6, and since then only when kernel.perf_user_access is 2, so by
- * default rdcycle raises SIGILL and riscv64-perfrdcycle or
- * default-perfevent takes over.  Setup asks the sysctl (rdpmc.h): refused
- * where the kernel says no, caught where there is no such setting. */
+/* riscv64-rdcycle: the cycle CSR (0xc00), on-core, 64 bits.  User mode
+ * may read it only while the kernel sets scounteren.CY: Linux did until
+ * 6.6, since then only when kernel.perf_user_access is 2, which setup asks
+ * (rdpmc.h); caught where there is no such setting. */
 #if !defined(__riscv) || __riscv_xlen != 64
 #error "riscv64-rdcycle needs a 64-bit RISC-V CPU"
 #endif

@@ -1,10 +1,8 @@
 /* s390x-stckf: the TOD clock, STORE CLOCK FAST (z9-109 and later).  Bit 51
- * ticks once a microsecond, so the value counts 4.096e9 units a second on
- * every machine (z/Architecture Principles of Operation, "TOD Clock"):
- * off-core, scaled by the CPU frequency over that architectural rate
- * whatever the ratio (5.2 GHz over 4.096 GHz on a z15), never dropped by
- * the k/2^j test, as libcpucycles does.  STCKF, unlike STCK, does not make
- * values unique across CPUs, which a timer needs not. */
+ * ticks once a microsecond: 4.096e9 units a second everywhere
+ * (z/Architecture Principles of Operation, "TOD Clock"), an exact rate.
+ * STCKF, unlike STCK, does not make values unique across CPUs, which a
+ * timer needs not. */
 #if !defined(__s390x__)
 #error "s390x-stckf needs a 64-bit z/Architecture CPU"
 #endif

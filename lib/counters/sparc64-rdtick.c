@@ -1,8 +1,7 @@
-/* sparc64-rdtick: TICK, rd %tick, counting processor cycles (SPARC V9),
- * an on-core counter; bit 63 (NPT) is not part of the count (STICK, the
- * constant-rate clock of UltraSPARC III on, is not read).  User mode may
- * read it only when NPT is clear, which Linux does at boot
- * (tick_disable_protection); elsewhere the trap is caught by the probe. */
+/* sparc64-rdtick: TICK, rd %tick, processor cycles (SPARC V9); bit 63
+ * (NPT) is not part of the count (STICK, the constant-rate clock, is not
+ * read).  User mode may read it only when NPT is clear, which Linux does
+ * at boot (tick_disable_protection); elsewhere the trap is caught. */
 #if !defined(__sparc__) || !defined(__arch64__)
 #error "sparc64-rdtick needs a 64-bit SPARC V9 CPU"
 #endif

@@ -1,9 +1,6 @@
-/* x86-tsc: the time-stamp counter of a 32-bit x86 CPU, read with the
- * compiler's __rdtsc() intrinsic.  As for amd64-tsc: on current CPUs the
- * TSC ticks at a constant (nominal) rate, not at the core's clock: an
- * off-core counter, scaled where CPUID states its rate and unscaled
- * otherwise.  (On CPUs before the invariant TSC, Pentium to Core 2 era, it
- * did count core cycles.) */
+/* x86-tsc: the time-stamp counter of a 32-bit x86 CPU, read with
+ * __rdtsc(); as amd64-tsc (before the invariant TSC, Pentium to Core 2
+ * era, it did count core cycles). */
 #if !defined(__i386__)
 #error "x86-tsc needs a 32-bit x86 CPU"
 #endif
@@ -21,14 +18,6 @@ static long long tsc_read(void)
   return (long long) __rdtsc();
 }
 
-static int tsc_setup(struct counter_info *info)
-{
-  /* Asks the kernel whether RDTSC is allowed (PR_GET_TSC) and runs no
-   * RDTSC: the probe's reads do, caught only where the kernel could not
-   * answer (info->may_fault). */
-  return cpucycles_tsc_setup(info);
-}
-
 const struct counter cpucycles_counter_x86_tsc = {
-  "x86-tsc", tsc_read, tsc_setup, 0, 0, COUNTER_ASKS
+  "x86-tsc", tsc_read, cpucycles_tsc_setup, 0, 0, COUNTER_ASKS
 };

@@ -1,6 +1,5 @@
-/* x86-tscasm: the time-stamp counter of a 32-bit x86 CPU, read with inline
- * RDTSC (edx:eax) for compilers without the __rdtsc() intrinsic.  Same kind
- * as x86-tsc. */
+/* x86-tscasm: x86-tsc read with inline RDTSC (edx:eax), for compilers
+ * without the __rdtsc() intrinsic. */
 #if !defined(__i386__)
 #error "x86-tscasm needs a 32-bit x86 CPU"
 #endif
@@ -19,14 +18,6 @@ static long long tscasm_read(void)
   return (long long) (((unsigned long long) hi << 32) | lo);
 }
 
-static int tscasm_setup(struct counter_info *info)
-{
-  /* Asks the kernel whether RDTSC is allowed (PR_GET_TSC) and runs no
-   * RDTSC: the probe's reads do, caught only where the kernel could not
-   * answer (info->may_fault). */
-  return cpucycles_tsc_setup(info);
-}
-
 const struct counter cpucycles_counter_x86_tscasm = {
-  "x86-tscasm", tscasm_read, tscasm_setup, 0, 0, COUNTER_ASKS
+  "x86-tscasm", tscasm_read, cpucycles_tsc_setup, 0, 0, COUNTER_ASKS
 };
