@@ -1,6 +1,5 @@
-/* perf.c: the read path of the perf counters (the slow path behind
- * cpucycles_perf_read_fast), the fallback clock, and setup.  See perf.h,
- * perf-internal.h and doc/perf-counters.md. */
+/* perf.c: the perf counters' slow read path, fallback clock and setup
+ * (perf.h, perf-internal.h, doc/perf-counters.md). */
 #include "perf-internal.h" /* first: config.h, _GNU_SOURCE */
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
@@ -18,11 +17,10 @@ static struct {
 } fallback = { 1000000000LL, 0 };
 
 /* read(2) of event i's count: one system call where the descriptor lives
- * high (perf-event.c); its identity asked only when the read fails, and
- * before it where the event could not be moved, or with ask (a page
- * counter's read(2): the number may hold the program's dup2()).  0 with
- * *out; -1 when the event's read fails (errno); 1, errno EBADF, when the
- * number is no longer the event's (or was forgotten). */
+ * high (perf-event.c); identity asked after a failed read, and before it
+ * where the event stayed low or with ask (a page counter: the number may
+ * hold the program's dup2()).  0 with *out; -1 when the event's read
+ * fails; 1, errno EBADF, when the number is not the event's (any more). */
 static int read_event(struct cpucycles_perf_event *ev, int i, long long *out,
                       int ask)
 {
@@ -42,7 +40,6 @@ static int read_event(struct cpucycles_perf_event *ev, int i, long long *out,
 void cpucycles_perf_set_persecond(long long persecond)
 {
   struct timespec t;
-
   if (persecond <= 0) return;
   cpucycles_osclock_setup();
   if (cpucycles_perf_ops.clock(CLOCK_MONOTONIC, &t) == 0)
@@ -65,9 +62,9 @@ long long cpucycles_perf_fallback(void)
                       (unsigned long long) ((double) t.tv_nsec * (double) persecond / 1e9));
 }
 
-/* The sum of ev's events: 0 with *out, else read_event()'s answer for
- * the one that did not answer.  Off the hardware (index 0: a hybrid CPU's
- * other core types) an event's count is its page's offset. */
+/* The sum of ev's events: 0 with *out, else read_event()'s answer for the
+ * one that failed.  Off the hardware (index 0: a hybrid CPU's other core
+ * types) an event's count is its page's offset. */
 static int read_each(struct cpucycles_perf_event *ev,
                      cpucycles_perf_rdpmc_fn rdpmc, long long *out)
 {
@@ -93,13 +90,11 @@ static void spin(void)
   for (i = 0; i < 1000; i++) { }
 }
 
-/* The read(2) of ev's newly opened events, which must count.  Some
- * kernels (AWS Graviton 3) give events whose read(2) stays at 0 until
- * disabled and enabled again, every event opened.  So an event at 0 is
- * read again after some work; one still at 0 is disabled, reset, enabled
- * and read once more: at most three read(2) and three ioctl(2) per event,
- * two spins in all.  0 with the sum in *out; -1 when a read fails; 1 when
- * the sum stays 0. */
+/* The read(2) of ev's newly opened events, which must count: some kernels
+ * (AWS Graviton 3) give events stuck at 0 until disabled and enabled
+ * again.  An event at 0 is read again after some work, then disabled,
+ * reset, enabled and read once more.  0 with the sum in *out; -1 when a
+ * read fails; 1 when the sum stays 0. */
 static int read_counting(struct cpucycles_perf_event *ev, long long *out)
 {
   static const unsigned long remedy[3] = {
@@ -152,11 +147,10 @@ static long long give_up(struct cpucycles_perf_event *ev)
   return cpucycles_perf_fallback();
 }
 
-/* A descriptor of ev's is no longer the event's: the program closed it
- * and may have opened a file at its number, never to be touched again.
- * With a page, the mapping still holds the event and is read as before
- * (off the hardware: its offset); read(2) only, a new event whose counts
- * continue from the last value read.  Else the fallback clock. */
+/* A descriptor of ev's is no longer the event's: the program closed it and
+ * may have a file at its number, never to be touched again.  The page, if
+ * any, still holds the event (off the hardware: its offset); read(2) only,
+ * a new event continuing from the last value.  Else the fallback clock. */
 static long long lost_event(struct cpucycles_perf_event *ev,
                             cpucycles_perf_rdpmc_fn rdpmc,
                             unsigned long long config1)

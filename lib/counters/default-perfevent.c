@@ -1,10 +1,6 @@
-/* default-perfevent: the calling thread's CPU cycles as counted by a Linux
- * perf_event (PERF_COUNT_HW_CPU_CYCLES, user mode only), read with read(2)
- * on its descriptor: a system call per read, hence the probe's penalty.
- *
- * The event counts the thread that opened it, so each thread opens its own
- * on its first read; see lib/perf.h and doc/perf-counters.md for thread
- * exit, fork, and what a thread gets when the kernel refuses it an event. */
+/* default-perfevent: the calling thread's user-mode cycles from its own
+ * perf event, read with read(2): a system call per read, hence the probe's
+ * penalty.  Threads, fork, refusals: lib/perf.h, doc/perf-counters.md. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -29,9 +25,6 @@
 
 static __thread struct cpucycles_perf_event event;
 
-/* No page, no instruction: lib/perf.c's read (rdpmc 0) opens the
- * thread's event on its first read and read(2)s it; a descriptor that
- * stops answering leaves the thread on the clock, in one unit. */
 static long long perfevent_read(void)
 {
   return cpucycles_perf_read(&event, 0, 0);

@@ -1,17 +1,8 @@
-/* riscv32-perfrdcycle: the calling thread's CPU cycles from a Linux
- * perf_event on a 32-bit RISC-V CPU, read without a system call.  The same
- * mechanism as riscv64-perfrdcycle (see there and doc/perf-counters.md):
- * the cycles event is held open and mapped, which is what current kernels
- * (perf_user_access 1, the default since 6.6) require before they let user
- * space read a counter CSR, and the read is the page's sequence-locked
- * counter-plus-offset, so the count is the thread's own.
- *
- * RV32 keeps each 64-bit counter in two CSRs: the low half at 0xc00 + n
- * and the high half at 0xc80 + n (cycleh, timeh, instreth,
- * hpmcounter3h..31h; RISC-V privileged specification, "Counter-Enable
- * Register" and the unprivileged "Zicntr" chapter).  The halves are read
- * high, low, high again until both highs agree, so that a carry between
- * the two reads is never seen half done. */
+/* riscv32-perfrdcycle: riscv64-perfrdcycle on RV32, where each 64-bit
+ * counter is two CSRs, the low half at 0xc00 + n and the high at 0xc80 + n
+ * (RISC-V unprivileged specification, "Zicntr"): read high, low, high
+ * until the highs agree, so that a carry between them is never seen half
+ * done. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
