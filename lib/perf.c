@@ -26,7 +26,6 @@ static int read_event(struct cpucycles_perf_event *ev, int i, long long *out,
 {
   int fd = *cpucycles_perf_fd_of(ev, i);
   ssize_t n;
-
   if (fd >= 0 && !((ask || ev->asks) && !cpucycles_perf_is_ours(ev, i))) {
     n = read(fd, out, sizeof *out);
     if (n == (ssize_t) sizeof *out) return 0;
@@ -52,7 +51,6 @@ long long cpucycles_perf_fallback(void)
   long long persecond = __atomic_load_n(&fallback.persecond, __ATOMIC_ACQUIRE);
   unsigned long long seconds;
   struct timespec t;
-
   if (cpucycles_perf_ops.clock(CLOCK_MONOTONIC, &t) != 0) return 0;
   /* A time namespace offsets the clock by up to centuries: count from the
    * base second, unsigned (a wrap, not undefined behaviour). */
@@ -71,7 +69,6 @@ static int read_each(struct cpucycles_perf_event *ev,
   unsigned long long sum = 0;
   long long count;
   int i, r;
-
   for (i = 0; i <= ev->more; i++) {
     const volatile struct perf_event_mmap_page *page = *cpucycles_perf_page_of(ev, i);
     if (!(rdpmc && page && cpucycles_perf_page_count(page, rdpmc, &count, 1) == 0) &&

@@ -213,7 +213,6 @@ static inline long long cpucycles_perf_read_fast(
     unsigned long long config1)
 {
   long long count;
-
   if (__builtin_expect(ev->state == CPUCYCLES_PERF_OPEN &&
                        ev->epoch == cpucycles_perf_current_epoch(), 1) &&
       cpucycles_perf_page_read(ev->page, rdpmc, &count) == 0)

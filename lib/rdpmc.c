@@ -1,8 +1,5 @@
 /* The kernel's user-read switches (rdpmc.h).  Linux sets CR4.PCE, which
- * allows RDPMC in user mode, by devices/cpu/rdpmc (arch/x86/events/core.c):
- * under 1 a raw RDPMC that works in the probe, beside another counter's
- * mapped event, faults once that event is closed; so the raw counter asks
- * for 2. */
+ * allows RDPMC in user mode, by devices/cpu/rdpmc (arch/x86/events/core.c). */
 #include <config.h>
 
 #include <errno.h>

@@ -3,29 +3,23 @@
  * names plus the page's offset (cpucycles_perf_page_read, lib/perf.h);
  * read(2) while the page says index 0 (multiplexed out).  Needs and
  * threads: doc/perf-counters.md. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
 #if !defined(__x86_64__) || !defined(__linux__)
 #error "amd64-perfpmc needs Linux on an x86-64 CPU"
 #endif
 
-#include <linux/perf_event.h>
-#include <sys/syscall.h>
+#include "perf.h" /* first: config.h, _GNU_SOURCE, <linux/perf_event.h> */
 
+#ifndef CPUCYCLES_PERF_AVAILABLE
+#error "amd64-perfpmc needs lib/perf.c's perf_event support"
+#endif
+
+#include <sys/syscall.h>
 #if !defined(__NR_perf_event_open)
 #error "amd64-perfpmc needs the perf_event_open system call"
 #endif
 
 #include <x86intrin.h> /* __rdpmc: the rdpmc instruction, edx:eax */
-
 #include "counter.h"
-#include "perf.h"
-
-#ifndef CPUCYCLES_PERF_AVAILABLE
-#error "amd64-perfpmc needs lib/perf.c's perf_event support"
-#endif
 
 static __thread struct cpucycles_perf_event event;
 

@@ -7,30 +7,24 @@
  * A thread whose event is elsewhere (a general-purpose counter; AMD has no
  * fixed counters) reads through its page like amd64-perfpmc; setup refuses
  * that placement and hybrid CPUs.  doc/perf-counters.md. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
 #if !defined(__x86_64__) || !defined(__linux__)
 #error "amd64-perfpmcff needs Linux on an x86-64 CPU"
 #endif
 
-#include <linux/perf_event.h>
-#include <sys/syscall.h>
+#include "perf.h" /* first: config.h, _GNU_SOURCE, <linux/perf_event.h> */
 
+#ifndef CPUCYCLES_PERF_AVAILABLE
+#error "amd64-perfpmcff needs lib/perf.c's perf_event support"
+#endif
+
+#include <sys/syscall.h>
 #if !defined(__NR_perf_event_open)
 #error "amd64-perfpmcff needs the perf_event_open system call"
 #endif
 
 #include <x86intrin.h> /* __rdpmc: the rdpmc instruction, edx:eax */
 #include <errno.h>
-
 #include "counter.h"
-#include "perf.h"
-
-#ifndef CPUCYCLES_PERF_AVAILABLE
-#error "amd64-perfpmcff needs lib/perf.c's perf_event support"
-#endif
 
 /* rdpmc's ecx for fixed counter 1, and the page's index for an event the
  * kernel placed on it (the page gives the rdpmc argument plus one). */

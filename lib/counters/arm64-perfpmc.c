@@ -7,27 +7,22 @@
  * event counter is only with FEAT_PMUv3p5 (Documentation/arch/arm64/
  * perf.rst).  Otherwise the page says cap_user_rdpmc 0 and setup refuses
  * (default-perfevent's case).  doc/perf-counters.md. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
 #if !defined(__aarch64__) || !defined(__linux__)
 #error "arm64-perfpmc needs Linux on an ARMv8 CPU in AArch64 state"
 #endif
 
-#include <linux/perf_event.h>
-#include <sys/syscall.h>
+#include "perf.h" /* first: config.h, _GNU_SOURCE, <linux/perf_event.h> */
 
+#ifndef CPUCYCLES_PERF_AVAILABLE
+#error "arm64-perfpmc needs lib/perf.c's perf_event support"
+#endif
+
+#include <sys/syscall.h>
 #if !defined(__NR_perf_event_open)
 #error "arm64-perfpmc needs the perf_event_open system call"
 #endif
 
 #include "counter.h"
-#include "perf.h"
-
-#ifndef CPUCYCLES_PERF_AVAILABLE
-#error "arm64-perfpmc needs lib/perf.c's perf_event support"
-#endif
 
 /* attr.config1 for the arm_pmuv3 PMU: bit 1 "rdpmc" (user access),
  * bit 0 "long" (a 64-bit counter). */

@@ -1,27 +1,22 @@
 /* default-perfevent: the calling thread's user-mode cycles from its own
  * perf event, read with read(2): a system call per read, hence the probe's
  * penalty.  Threads, fork, refusals: lib/perf.h, doc/perf-counters.md. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
 #if !defined(__linux__)
 #error "default-perfevent needs Linux perf_event"
 #endif
 
-#include <linux/perf_event.h>
-#include <sys/syscall.h>
+#include "perf.h" /* first: config.h, _GNU_SOURCE, <linux/perf_event.h> */
 
+#ifndef CPUCYCLES_PERF_AVAILABLE
+#error "default-perfevent needs lib/perf.c's perf_event support"
+#endif
+
+#include <sys/syscall.h>
 #if !defined(__NR_perf_event_open)
 #error "default-perfevent needs the perf_event_open system call"
 #endif
 
 #include "counter.h"
-#include "perf.h"
-
-#ifndef CPUCYCLES_PERF_AVAILABLE
-#error "default-perfevent needs lib/perf.c's perf_event support"
-#endif
 
 static __thread struct cpucycles_perf_event event;
 

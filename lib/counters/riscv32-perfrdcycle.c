@@ -3,27 +3,22 @@
  * (RISC-V unprivileged specification, "Zicntr"): read high, low, high
  * until the highs agree, so that a carry between them is never seen half
  * done. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
 #if !defined(__riscv) || __riscv_xlen != 32 || !defined(__linux__)
 #error "riscv32-perfrdcycle needs Linux on a 32-bit RISC-V CPU"
 #endif
 
-#include <linux/perf_event.h>
-#include <sys/syscall.h>
+#include "perf.h" /* first: config.h, _GNU_SOURCE, <linux/perf_event.h> */
 
+#ifndef CPUCYCLES_PERF_AVAILABLE
+#error "riscv32-perfrdcycle needs lib/perf.c's perf_event support"
+#endif
+
+#include <sys/syscall.h>
 #if !defined(__NR_perf_event_open)
 #error "riscv32-perfrdcycle needs the perf_event_open system call"
 #endif
 
 #include "counter.h"
-#include "perf.h"
-
-#ifndef CPUCYCLES_PERF_AVAILABLE
-#error "riscv32-perfrdcycle needs lib/perf.c's perf_event support"
-#endif
 
 static __thread struct cpucycles_perf_event event;
 

@@ -8,27 +8,22 @@
  * tools/lib/perf/mmap.c.  Linux 6.6+ opens scounteren for it under
  * kernel.perf_user_access 1 (the default) or 2; nothing in attr.config1.
  * Under 0 the page says no and setup refuses.  doc/perf-counters.md. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
 #if !defined(__riscv) || __riscv_xlen != 64 || !defined(__linux__)
 #error "riscv64-perfrdcycle needs Linux on a 64-bit RISC-V CPU"
 #endif
 
-#include <linux/perf_event.h>
-#include <sys/syscall.h>
+#include "perf.h" /* first: config.h, _GNU_SOURCE, <linux/perf_event.h> */
 
+#ifndef CPUCYCLES_PERF_AVAILABLE
+#error "riscv64-perfrdcycle needs lib/perf.c's perf_event support"
+#endif
+
+#include <sys/syscall.h>
 #if !defined(__NR_perf_event_open)
 #error "riscv64-perfrdcycle needs the perf_event_open system call"
 #endif
 
 #include "counter.h"
-#include "perf.h"
-
-#ifndef CPUCYCLES_PERF_AVAILABLE
-#error "riscv64-perfrdcycle needs lib/perf.c's perf_event support"
-#endif
 
 static __thread struct cpucycles_perf_event event;
 
