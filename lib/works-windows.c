@@ -33,19 +33,22 @@ static DWORD prober;
 static volatile LONG armed;
 static DWORD caught; /* the exception that stopped the trial */
 
-/* What a counter's first use raises where user mode may not run it: the
- * analogues of SIGILL, SIGSEGV, SIGBUS and SIGFPE. */
-static int is_crash(DWORD code)
+/* What a counter's first use raises where user mode may not run it, as
+ * the signal a POSIX system would send (for the probe's report,
+ * cpucycles-info --explain); 0: any other exception. */
+static int signal_of(DWORD code)
 {
   switch (code) {
     case EXCEPTION_ILLEGAL_INSTRUCTION:
     case EXCEPTION_PRIV_INSTRUCTION:
+      return SIGILL;
+    case EXCEPTION_INT_DIVIDE_BY_ZERO:
+    case EXCEPTION_INT_OVERFLOW:
+      return SIGFPE;
     case EXCEPTION_ACCESS_VIOLATION:
     case EXCEPTION_IN_PAGE_ERROR:
     case EXCEPTION_DATATYPE_MISALIGNMENT:
-    case EXCEPTION_INT_DIVIDE_BY_ZERO:
-    case EXCEPTION_INT_OVERFLOW:
-      return 1;
+      return SIGSEGV;
     default:
       return 0;
   }
@@ -61,7 +64,7 @@ static LONG CALLBACK on_exception(PEXCEPTION_POINTERS e)
 {
   CONTEXT *c = e->ContextRecord;
   if (!armed || GetCurrentThreadId() != prober
-      || !is_crash(e->ExceptionRecord->ExceptionCode))
+      || !signal_of(e->ExceptionRecord->ExceptionCode))
     return EXCEPTION_CONTINUE_SEARCH;
   armed = 0;
   caught = e->ExceptionRecord->ExceptionCode;
@@ -109,22 +112,6 @@ static __attribute__((noinline)) int trial(void (*fn)(void *), void *arg)
   fn(arg);
   armed = 0;
   return 0;
-}
-
-/* The signal a POSIX system would have sent for the exception, for the
- * probe's report (cpucycles-info --explain). */
-static int signal_of(DWORD code)
-{
-  switch (code) {
-    case EXCEPTION_ILLEGAL_INSTRUCTION:
-    case EXCEPTION_PRIV_INSTRUCTION:
-      return SIGILL;
-    case EXCEPTION_INT_DIVIDE_BY_ZERO:
-    case EXCEPTION_INT_OVERFLOW:
-      return SIGFPE;
-    default:
-      return SIGSEGV;
-  }
 }
 
 /* Added at the probe's first counter that may fault, removed at its end:
