@@ -1,18 +1,11 @@
 /* forkhold.h: a lock held by fork's prepare handler, on behalf of the
- * forking thread, until the parent or child handler.
- *
- * glibc runs prepare handlers in reverse order of registration and parent
- * and child handlers in order.  A program that registered handlers before
- * it loaded the library (dlopen: a plug-in) has them run between the
- * library's prepare handler and its parent or child handler, in the
- * forking thread, while the library holds its locks; they may call
- * cpucycles(), a first call included.  Waiting there for a lock that the
- * same thread holds for fork would wait forever, so the forking thread
- * uses what it holds for fork as held: nobody else can be inside (the
- * prepare handler took the lock), and whatever it does ends before its
- * handler returns, so a child still never inherits work half done.
- *
- * Internal to the library. */
+ * forking thread, until the parent or child handler.  A program's own
+ * handlers registered before a dlopen() of the library run in between (glibc
+ * runs prepare handlers in reverse order), in the forking thread, and may
+ * call cpucycles(), a first call included.  Waiting for the lock there
+ * would wait forever, so the forking thread uses it as held: nobody else
+ * can be inside, and its work ends before its handler returns, so a child
+ * still never inherits work half done. */
 #ifndef CPUCYCLES_FORKHOLD_H
 #define CPUCYCLES_FORKHOLD_H
 

@@ -1,10 +1,9 @@
-/* perf-event.c: a thread's perf cycles event (perf-internal.h): its open,
- * identity and close.  doc/perf-counters.md, "Descriptors": the program
- * may close our descriptors (close_range) and reuse the numbers, so an
- * event lives high (the top quarter of the soft RLIMIT_NOFILE), where a
- * read(2) needs no question first, and its kernel id (PERF_EVENT_IOC_ID)
- * is checked on the slow paths: a number no longer the event's is never
- * read, written or closed again.  No id (old kernels, tests): trusted. */
+/* perf-event.c: a thread's perf cycles event: its open, identity and
+ * close.  The program may close our descriptors (close_range) and reuse
+ * the numbers (doc/perf-counters.md, "Descriptors"), so an event lives
+ * high, where a read(2) needs no question first, and its kernel id
+ * (PERF_EVENT_IOC_ID) is checked on the slow paths: a number no longer the
+ * event's is never read, written or closed again.  No id: trusted. */
 #include "perf-internal.h" /* first: config.h, _GNU_SOURCE */
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
@@ -76,7 +75,6 @@ static unsigned long long event_id(int fd)
 static int open_attr_cloexec(struct perf_event_attr *attr)
 {
   int fd, flags;
-
   fd = cpucycles_perf_ops.open(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd >= 0 || errno != EINVAL) return fd;
   /* Before 3.14 the flag is refused: set it by hand (racy against a
@@ -94,8 +92,7 @@ static int open_attr_cloexec(struct perf_event_attr *attr)
 
 /* User mode only (what perf_event_paranoid 2 allows; what a benchmark
  * wants), then, where the PMU refuses (EINVAL, EOPNOTSUPP), with the
- * hypervisor, the kernel, both (doc/perf-counters.md).  Other errors are
- * the same for every combination. */
+ * hypervisor, the kernel, both.  Other errors are the same for all. */
 static int open_cycles_as(unsigned int type, unsigned long long config,
                           unsigned long long config1)
 {
@@ -229,7 +226,6 @@ static int open_events_locked(struct cpucycles_perf_event *ev, int n,
 int cpucycles_perf_core_pmus(struct cpucycles_pmu *pmus, int max)
 {
   int found, i;
-
   if (cpucycles_perf_lock() != 0) return -1;
   check_root_locked();
   found = core.looked ? core.found : -1;
@@ -243,7 +239,6 @@ int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page,
                         unsigned long long config1)
 {
   int result;
-
   if (cpucycles_perf_lock() != 0) {
     errno = EDEADLK; /* a signal handler of a thread in the registry */
     return -1;
@@ -320,7 +315,6 @@ void cpucycles_perf_forget(struct cpucycles_perf_event *ev)
 void cpucycles_perf_close_locked(struct cpucycles_perf_event *ev)
 {
   int i;
-
   cpucycles_perf_unlink_locked(ev);
   if (cpucycles_perf_is_open(ev)) {
     for (i = 0; i <= ev->more; i++) {

@@ -1,7 +1,6 @@
-/* perf-internal.h: what the perf code's parts share (perf.h: what the
- * counters see).  perf-registry.c: the lock, the lists, thread exit, fork,
- * epochs, unloading; perf-event.c: an event's open, identity and close;
- * perf.c: the read path, the fallback clock, setup. */
+/* perf-internal.h: what perf.c, perf-event.c and perf-registry.c share
+ * (perf.h: what the counters see; doc/perf-counters.md, "How the code is
+ * shared"). */
 #ifndef CPUCYCLES_PERF_INTERNAL_H
 #define CPUCYCLES_PERF_INTERNAL_H
 

@@ -1,24 +1,18 @@
 /* perf-registry.c: which perf events are open, in which thread and which
- * process (perf-internal.h); doc/perf-counters.md, "Threads" and "Fork".
- *
- * Each thread lists its open events, and every open event is also on one
- * process-wide list: a pthread key (created at load, among the first 32,
- * whose values glibc keeps without allocating) closes the thread's at its
- * exit; the process's list closes every thread's in a fork child and at
- * unload.  The lock is held around each open, close and list change, and
- * across fork(), so that a child never inherits an unlisted descriptor.
- * A signal handler in a thread that holds it must not wait for it: the
- * thread-local `mine` makes its open fail (it reads the fallback clock)
- * and its close wait; no signal mask needed.  Fork's prepare handler and
- * unloading touch no thread-local (doc/security.md) and block signals.
- *
- * Epochs: a child made without the fork handlers (_Fork(), clone())
- * inherits the thread-locals, whose pages Linux did not copy, and maybe a
- * held lock.  Each event carries its process's epoch, kept in a page that
- * a child sees zero-filled (MADV_WIPEONFORK, 4.14); the hot paths compare.
- * The child's first thread at the lock adopts the process: a fresh lock,
- * the inherited events dropped, the next epoch.  Without the madvise, a
- * plain static: only fork() children are handled. */
+ * process (doc/perf-counters.md, "Threads" and "Fork").  A pthread key
+ * (created at load, among the first 32, whose values glibc keeps without
+ * allocating) closes a thread's events at its exit; the process-wide list
+ * closes every thread's in a fork child and at unload.  The lock is held
+ * around each open, close and list change, and across fork(), so that a
+ * child never inherits an unlisted descriptor.  A signal handler in a
+ * thread that holds it must not wait: the thread-local `mine` makes its
+ * open fail and its close wait, no signal mask needed.  Fork's prepare
+ * handler and unloading touch no thread-local (doc/security.md) and block
+ * signals.  Epochs: a child made without the fork handlers (_Fork(),
+ * clone()) sees the epoch page zero-filled (MADV_WIPEONFORK, 4.14), and
+ * its first thread at the lock adopts the process: a fresh lock, the
+ * inherited events dropped, the next epoch.  Without the madvise, a plain
+ * static: only fork() children are handled. */
 #include "perf-internal.h" /* first: config.h, _GNU_SOURCE */
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
@@ -66,7 +60,6 @@ static void set_up_epoch_locked(void)
 {
   size_t size = cpucycles_perf_page_size();
   void *page;
-
   if (registry.epoch) return;
   registry.epoch = 1;
   page = mmap(0, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -99,7 +92,6 @@ static void next_epoch(void)
 static void adopt_if_child(void)
 {
   volatile unsigned int *page = __atomic_load_n(&registry.epoch_page, __ATOMIC_ACQUIRE);
-
   if (!page || __atomic_load_n(&page[0], __ATOMIC_ACQUIRE) != 0) return;
   if (__atomic_exchange_n(&page[1], 1, __ATOMIC_ACQ_REL) == 0) {
     static const pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
@@ -187,7 +179,6 @@ int cpucycles_perf_link_locked(struct cpucycles_perf_event *ev)
 void cpucycles_perf_unlink_locked(struct cpucycles_perf_event *ev)
 {
   struct cpucycles_perf_event **p;
-
   if (!ev->linked) return;
   for (p = &thread.events; *p; p = &(*p)->next)
     if (*p == ev) {
@@ -224,7 +215,6 @@ int cpucycles_perf_ever_linked(void)
 static void drop_all_locked(int forget)
 {
   struct cpucycles_perf_event *ev, *next;
-
   for (ev = registry.all; ev; ev = next) {
     next = ev->all_next;
     cpucycles_perf_close_fds(ev);
@@ -287,7 +277,6 @@ void cpucycles_perf_atfork_child(struct cpucycles_perf_event *ev)
 __attribute__((destructor)) static void unload(void)
 {
   sigset_t saved;
-
   lock_masked(&saved);
   if (registry.ever_linked)
     while (thread.events) cpucycles_perf_close_locked(thread.events);

@@ -40,7 +40,6 @@ const struct cpucycles_perf_ops cpucycles_perf_ops = {
 
 #else
 
-/* ISO C wants something in every translation unit. */
 typedef int cpucycles_perf_sys_unavailable;
 
 #endif

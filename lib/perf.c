@@ -1,6 +1,5 @@
-/* perf.c: the read path of the perf counters (the slow path behind
- * cpucycles_perf_read_fast), the fallback clock, and setup.  See perf.h,
- * perf-internal.h and doc/perf-counters.md. */
+/* perf.c: the perf counters' slow read path, fallback clock and setup
+ * (perf.h, perf-internal.h, doc/perf-counters.md). */
 #include "perf-internal.h" /* first: config.h, _GNU_SOURCE */
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
@@ -18,17 +17,15 @@ static struct {
 } fallback = { 1000000000LL, 0 };
 
 /* read(2) of event i's count: one system call where the descriptor lives
- * high (perf-event.c); its identity asked only when the read fails, and
- * before it where the event could not be moved, or with ask (a page
- * counter's read(2): the number may hold the program's dup2()).  0 with
- * *out; -1 when the event's read fails (errno); 1, errno EBADF, when the
- * number is no longer the event's (or was forgotten). */
+ * high (perf-event.c); identity asked after a failed read, and before it
+ * where the event stayed low or with ask (a page counter: the number may
+ * hold the program's dup2()).  0 with *out; -1 when the event's read
+ * fails; 1, errno EBADF, when the number is not the event's (any more). */
 static int read_event(struct cpucycles_perf_event *ev, int i, long long *out,
                       int ask)
 {
   int fd = *cpucycles_perf_fd_of(ev, i);
   ssize_t n;
-
   if (fd >= 0 && !((ask || ev->asks) && !cpucycles_perf_is_ours(ev, i))) {
     n = read(fd, out, sizeof *out);
     if (n == (ssize_t) sizeof *out) return 0;
@@ -42,7 +39,6 @@ static int read_event(struct cpucycles_perf_event *ev, int i, long long *out,
 void cpucycles_perf_set_persecond(long long persecond)
 {
   struct timespec t;
-
   if (persecond <= 0) return;
   cpucycles_osclock_setup();
   if (cpucycles_perf_ops.clock(CLOCK_MONOTONIC, &t) == 0)
@@ -55,7 +51,6 @@ long long cpucycles_perf_fallback(void)
   long long persecond = __atomic_load_n(&fallback.persecond, __ATOMIC_ACQUIRE);
   unsigned long long seconds;
   struct timespec t;
-
   if (cpucycles_perf_ops.clock(CLOCK_MONOTONIC, &t) != 0) return 0;
   /* A time namespace offsets the clock by up to centuries: count from the
    * base second, unsigned (a wrap, not undefined behaviour). */
@@ -65,16 +60,15 @@ long long cpucycles_perf_fallback(void)
                       (unsigned long long) ((double) t.tv_nsec * (double) persecond / 1e9));
 }
 
-/* The sum of ev's events: 0 with *out, else read_event()'s answer for
- * the one that did not answer.  Off the hardware (index 0: a hybrid CPU's
- * other core types) an event's count is its page's offset. */
+/* The sum of ev's events: 0 with *out, else read_event()'s answer for the
+ * one that failed.  Off the hardware (index 0: a hybrid CPU's other core
+ * types) an event's count is its page's offset. */
 static int read_each(struct cpucycles_perf_event *ev,
                      cpucycles_perf_rdpmc_fn rdpmc, long long *out)
 {
   unsigned long long sum = 0;
   long long count;
   int i, r;
-
   for (i = 0; i <= ev->more; i++) {
     const volatile struct perf_event_mmap_page *page = *cpucycles_perf_page_of(ev, i);
     if (!(rdpmc && page && cpucycles_perf_page_count(page, rdpmc, &count, 1) == 0) &&
@@ -93,13 +87,11 @@ static void spin(void)
   for (i = 0; i < 1000; i++) { }
 }
 
-/* The read(2) of ev's newly opened events, which must count.  Some
- * kernels (AWS Graviton 3) give events whose read(2) stays at 0 until
- * disabled and enabled again, every event opened.  So an event at 0 is
- * read again after some work; one still at 0 is disabled, reset, enabled
- * and read once more: at most three read(2) and three ioctl(2) per event,
- * two spins in all.  0 with the sum in *out; -1 when a read fails; 1 when
- * the sum stays 0. */
+/* The read(2) of ev's newly opened events, which must count: some kernels
+ * (AWS Graviton 3) give events stuck at 0 until disabled and enabled
+ * again.  An event at 0 is read again after some work, then disabled,
+ * reset, enabled and read once more.  0 with the sum in *out; -1 when a
+ * read fails; 1 when the sum stays 0. */
 static int read_counting(struct cpucycles_perf_event *ev, long long *out)
 {
   static const unsigned long remedy[3] = {
@@ -152,11 +144,10 @@ static long long give_up(struct cpucycles_perf_event *ev)
   return cpucycles_perf_fallback();
 }
 
-/* A descriptor of ev's is no longer the event's: the program closed it
- * and may have opened a file at its number, never to be touched again.
- * With a page, the mapping still holds the event and is read as before
- * (off the hardware: its offset); read(2) only, a new event whose counts
- * continue from the last value read.  Else the fallback clock. */
+/* A descriptor of ev's is no longer the event's: the program closed it and
+ * may have a file at its number, never to be touched again.  The page, if
+ * any, still holds the event (off the hardware: its offset); read(2) only,
+ * a new event continuing from the last value.  Else the fallback clock. */
 static long long lost_event(struct cpucycles_perf_event *ev,
                             cpucycles_perf_rdpmc_fn rdpmc,
                             unsigned long long config1)

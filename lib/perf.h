@@ -1,16 +1,10 @@
-/* perf.h: what the perf_event counters (amd64-perfpmc, amd64-perfpmcff,
- * arm64-perfpmc, riscv32/64-perfrdcycle, default-perfevent) share; see
- * doc/perf-counters.md.
- *
- * An event opened with perf_event_open(pid 0, cpu -1) counts the calling
- * thread only, and its page describes that thread's hardware counter.  So
- * each counter keeps one struct cpucycles_perf_event per thread (static
- * __thread, in configure's TLS model: doc/security.md, "Static TLS"),
- * opened on the thread's first read and closed at thread exit, in a fork
- * child and at unload (perf-registry.c).  The counters differ only in the
- * instruction that reads the counter the page names (rdpmc, mrs, csrr) and
- * in attr.config1 (arm64); the rest is here and in perf*.c.  Hidden, as
- * everything of the library's but the five API symbols. */
+/* perf.h: what the perf_event counters share (doc/perf-counters.md).  An
+ * event opened with pid 0, cpu -1 counts the calling thread only, so each
+ * counter keeps a struct cpucycles_perf_event per thread (static __thread:
+ * doc/security.md, "Static TLS"), opened on the thread's first read and
+ * closed at thread exit, in a fork child and at unload (perf-registry.c).
+ * The counters differ only in the instruction that reads the counter the
+ * page names and in attr.config1 (arm64). */
 #ifndef CPUCYCLES_PERF_H
 #define CPUCYCLES_PERF_H
 
@@ -101,14 +95,10 @@ extern const struct cpucycles_perf_ops cpucycles_perf_ops
   __attribute__((visibility("hidden")));
 
 /* Open a cycles event for the calling thread into ev, closing what ev
- * held: user mode only, or with the hypervisor and kernel where the PMU
- * refuses that (EINVAL, EOPNOTSUPP), close-on-exec, attr.config1 =
- * config1, its page mapped with map_page, registered for closing.  On a
- * hybrid CPU (two or more core PMUs, looked for by the process's first
- * successful open) one event per core PMU, all or none: OPEN_EACH_PMU;
- * ENOSPC beyond CPUCYCLES_PMU_MAX.  0, or -1 with ev UNOPENED; EMFILE,
- * without a system call, when the process's events reach a quarter of
- * the soft RLIMIT_NOFILE (at least 16). */
+ * held: close-on-exec, attr.config1 = config1, its page mapped with
+ * map_page, registered for closing; on a hybrid CPU one per core PMU, all
+ * or none (OPEN_EACH_PMU; ENOSPC beyond CPUCYCLES_PMU_MAX).  0, or -1 with
+ * ev UNOPENED; EMFILE, with no system call, past the process's ceiling. */
 int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page,
                         unsigned long long config1);
 
@@ -121,8 +111,8 @@ int cpucycles_perf_open_once(struct cpucycles_perf_event *ev, int map_page,
 void cpucycles_perf_close(struct cpucycles_perf_event *ev);
 
 /* The library's fork handlers' part: prepare holds the registry across
- * fork(), so that every inherited descriptor is listed; the child closes
- * them all (every thread's) and forgets the pages (VM_DONTCOPY). */
+ * fork(), so that the child can close every inherited descriptor and
+ * forget the pages (VM_DONTCOPY). */
 void cpucycles_perf_fork_prepare(void);
 void cpucycles_perf_fork_parent(void);
 void cpucycles_perf_fork_child(void);
@@ -143,34 +133,26 @@ void cpucycles_perf_set_persecond(long long persecond);
 #define CPUCYCLES_PERF_REFUSAL_HYBRID \
   "a hybrid CPU: the fixed counter counts one core type only"
 
-/* The core PMUs the process's first successful open found (above
- * CPUCYCLES_PMU_MAX included); -1 before it.  The first max of them are
- * copied to pmus (may be NULL): cpucycles-info reports them, from this
- * state, rather than looking again. */
+/* How many core PMUs the process's first successful open found (-1
+ * before it), the first max copied to pmus (may be NULL): cpucycles-info
+ * reports these rather than looking again. */
 int cpucycles_perf_core_pmus(struct cpucycles_pmu *pmus, int max);
 
 struct counter_info;
 
 /* The slow path of cpucycles_perf_read_fast(): opens the thread's event
  * on its first read (mapped with rdpmc), then reads the page with rdpmc,
- * else read(2).  rdpmc 0 (default-perfevent): read(2) only, and a new
- * event must count, as in setup.  A descriptor no longer the event's (the
- * program closed it) is never touched again: the thread reads on through
- * its page (index 0: the offset) or, without one, a new event continuing
- * from the last value; one that stops answering leaves the thread on the
- * fallback.  OPEN_EACH_PMU: the sum of the events, the others' counts
- * from their pages' offsets (index 0); each only grows, so the sum too. */
+ * else read(2); rdpmc 0 (default-perfevent): read(2) only, and a new
+ * event must count, as in setup.  OPEN_EACH_PMU: the sum of the events
+ * (each only grows, so the sum too).  A lost descriptor: perf.c. */
 long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
                               cpucycles_perf_rdpmc_fn rdpmc,
                               unsigned long long config1);
 
 /* A perf counter's setup, in the probe thread: open ev (mapped with rdpmc)
- * or refuse.  With rdpmc, refuse a page without cap_user_rdpmc (that is
- * default-perfevent's job), never run rdpmc (a hypervisor may trap it):
- * on-core, may_fault.  Without, a perf event whose read(2) must count:
- * one still at 0 after disable, reset and enable refuses
- * (CPUCYCLES_PERF_REFUSAL_STUCK).  More core PMUs than CPUCYCLES_PMU_MAX
- * refuse (CPUCYCLES_PERF_REFUSAL_PMUS). */
+ * or refuse.  With rdpmc, refuse a page without cap_user_rdpmc, never run
+ * rdpmc (a hypervisor may trap it): on-core, may_fault.  Without, the
+ * event's read(2) must count (CPUCYCLES_PERF_REFUSAL_STUCK). */
 int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
                          cpucycles_perf_rdpmc_fn rdpmc,
                          unsigned long long config1,
@@ -178,11 +160,11 @@ int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
 
 /* The count from a self-monitoring page, as <linux/perf_event.h>
  * prescribes: offset + rdpmc(index - 1) sign-extended from pmc_width,
- * retried while `lock` changes.  0 with *out; -1 when user reads are not
- * possible (cap_user_rdpmc 0, a bad width) or, without index0_counts, at
- * index 0 (not on a counter now; with it, the count is the offset).  Pure
- * but for rdpmc; inline, so that a counter's own rdpmc and a constant
- * index0_counts compile to the instruction, no call, no dead branch. */
+ * retried while `lock` changes.  0 with *out; -1 without user reads
+ * (cap_user_rdpmc 0, a bad width) or at index 0 (not on a counter now)
+ * unless index0_counts (the count is then the offset).  Inline, so that a
+ * counter's rdpmc and a constant index0_counts compile to the
+ * instruction, no call, no dead branch. */
 static inline int cpucycles_perf_page_count(
     const volatile struct perf_event_mmap_page *pg,
     cpucycles_perf_rdpmc_fn rdpmc, long long *out, int index0_counts)
@@ -197,7 +179,6 @@ static inline int cpucycles_perf_page_count(
     index = pg->index;
     offset = (unsigned long long) pg->offset;
     if (!pg->cap_user_rdpmc || index == 0) {
-      /* (index0_counts is a constant: the hot path keeps one test) */
       if (!index0_counts || !pg->cap_user_rdpmc) return -1;
       width = 64;
       pmc = 0;
@@ -232,7 +213,6 @@ static inline long long cpucycles_perf_read_fast(
     unsigned long long config1)
 {
   long long count;
-
   if (__builtin_expect(ev->state == CPUCYCLES_PERF_OPEN &&
                        ev->epoch == cpucycles_perf_current_epoch(), 1) &&
       cpucycles_perf_page_read(ev->page, rdpmc, &count) == 0)

@@ -38,7 +38,6 @@ static int read_pmu_file(const char *root, const char *pmu, const char *rest,
   size_t a = sizeof DEVICES - 1, b = strlen(pmu), c = strlen(rest);
   ssize_t len;
   int full;
-
   if (a + b + 1 + c + 1 > sizeof path) return -1;
   memcpy(path, DEVICES, a);
   memcpy(path + a, pmu, b);

@@ -1,8 +1,5 @@
 /* The kernel's user-read switches (rdpmc.h).  Linux sets CR4.PCE, which
- * allows RDPMC in user mode, by devices/cpu/rdpmc (arch/x86/events/core.c):
- * under 1 a raw RDPMC that works in the probe, beside another counter's
- * mapped event, faults once that event is closed; so the raw counter asks
- * for 2. */
+ * allows RDPMC in user mode, by devices/cpu/rdpmc (arch/x86/events/core.c). */
 #include <config.h>
 
 #include <errno.h>
@@ -32,22 +29,14 @@ int cpucycles_rdpmc_switch_read(const char *root, struct counter_setting *seen)
 static const char *const core_pmus[] = { "cpu", "cpu_core", "cpu_atom" };
 #define CORE_PMUS (sizeof core_pmus / sizeof core_pmus[0])
 
-/* The switch's digit, or -1 (unreadable, not one digit). */
-static int switch_digit(int fd)
-{
-  char buf[16];
-  int full;
-  ssize_t len = cpucycles_read_fd_start(fd, buf, sizeof buf, &full);
-  return one_digit(buf, len, full);
-}
-
 /* Relative to the devices directory, opened once: each path walked in
  * sysfs costs microseconds in a VM, and this runs in every x86-64 first
  * call. */
 int cpucycles_rdpmc_switch_read(const char *root, struct counter_setting *seen)
 {
-  char path[32];
-  int found = 0, result = 2, dir, fd, digit;
+  char path[32], buf[16];
+  int found = 0, result = 2, dir, fd, digit, full;
+  ssize_t len;
   size_t i;
 
   dir = cpucycles_open_under(root, "/sys/bus/event_source/devices");
@@ -63,7 +52,8 @@ int cpucycles_rdpmc_switch_read(const char *root, struct counter_setting *seen)
       continue;
     }
     found = 1;
-    digit = switch_digit(fd);
+    len = cpucycles_read_fd_start(fd, buf, sizeof buf, &full);
+    digit = one_digit(buf, len, full); /* -1: unreadable, not one digit */
     if (digit != 2) result = 1;
     if (seen) { /* the switch that decided: the last read */
       seen->value = digit;

@@ -9,12 +9,11 @@
 
 /* The core PMUs' rdpmc files under ROOT/sys/bus/event_source/devices
  * (cpu; cpu_core, cpu_atom): 2 when every one says 2 (always); 1 when one
- * says anything else (1, the default, allows RDPMC only beside a mapped
- * event; unreadable included); 0 without a core PMU's switch (no PMU
- * driver, or before Linux 3.4: RDPMC never allowed); -1 without the
- * directory (no sysfs): only trying tells.  Where seen is not NULL, the
- * value of the switch that decided (the last one read), known 0 where none
- * was read or it held no digit; seen->name is the caller's to set. */
+ * says anything else or is unreadable (1, the default, allows RDPMC only
+ * beside a mapped event); 0 without any (no PMU driver, or before Linux
+ * 3.4: RDPMC never allowed); -1 without the directory: only trying tells.
+ * seen (may be NULL): the switch that decided (the last read), known 0
+ * where none was read or it held no digit; seen->name is the caller's. */
 int cpucycles_rdpmc_switch_read(const char *root, struct counter_setting *seen);
 
 static inline int cpucycles_rdpmc_switch(const char *root)

@@ -1,35 +1,17 @@
-/* Running code that may fault, with the fault turned into a return value:
- * Windows' version of works.c (counter.h's cpucycles_catch_arm, _try and
- * _disarm).
- *
- * On Windows a counter that user mode may not execute raises an
- * exception (illegal or privileged instruction, access violation), not a
- * signal.  mingw-w64's gcc has no __try/__except, and a longjmp from
- * inside an exception handler would abandon Windows' exception dispatcher
- * in the middle of its work.  So the escape goes through the dispatcher's
- * own door, then jumps:
- *
- *  - a vectored exception handler, added first in the chain for the probe
- *    only (armed once, at the first counter that may fault), answers a crash exception of the probing thread by pointing
- *    the faulting context at escape() (instruction pointer, and a stack
- *    pointer a little below the faulting one, aligned as after a call)
- *    and returning EXCEPTION_CONTINUE_EXECUTION: the dispatcher finishes
- *    normally and Windows resumes the thread in escape();
- *  - escape(), now ordinary code on the thread's stack, jumps back into
- *    trial() with __builtin_longjmp (which restores the stack and frame
- *    pointers and the callee-saved registers, and unwinds nothing), and
- *    the trial reports failure;
- *  - every other exception, and every exception of every other thread,
- *    gets EXCEPTION_CONTINUE_SEARCH: it goes on to the handlers the
- *    program has (vectored, frame-based, the unhandled-exception filter)
- *    as if we were not there;
- *  - the handler is removed when the probe disarms: afterwards the
- *    library catches nothing.
- *
- * RtlCaptureContext and a resumption at the captured context would avoid
- * the jump, but on 32-bit x86 it captures its caller's caller (through
- * the frame pointer), which makes the resumption point depend on how the
- * compiler framed the function. */
+/* works.c's cpucycles_catch_arm, _try and _disarm for Windows, where a
+ * counter user mode may not run raises an exception, not a signal
+ * (doc/counters.md, "Windows").  mingw-w64's gcc has no __try/__except,
+ * and a longjmp from inside an exception handler would abandon Windows'
+ * dispatcher half done.  So a vectored handler, added first for the probe
+ * only, points a crash of the probing thread at escape() (on the stack a
+ * little below the fault, aligned as after a call) and returns
+ * EXCEPTION_CONTINUE_EXECUTION: the dispatcher finishes normally, and
+ * escape(), ordinary code by then, __builtin_longjmp()s back into trial()
+ * (which unwinds nothing).  Every other exception, and every other
+ * thread's, goes on to the program's handlers (EXCEPTION_CONTINUE_SEARCH).
+ * RtlCaptureContext and resuming at the captured context would avoid the
+ * jump, but on 32-bit x86 it captures its caller's caller (through the
+ * frame pointer), which depends on how the compiler framed the function. */
 #ifndef _WIN32
 #error "works-windows.c is for Windows"
 #endif
@@ -51,19 +33,22 @@ static DWORD prober;
 static volatile LONG armed;
 static DWORD caught; /* the exception that stopped the trial */
 
-/* What a counter's first use raises where user mode may not run it: the
- * analogues of SIGILL, SIGSEGV, SIGBUS and SIGFPE. */
-static int is_crash(DWORD code)
+/* What a counter's first use raises where user mode may not run it, as
+ * the signal a POSIX system would send (for the probe's report,
+ * cpucycles-info --explain); 0: any other exception. */
+static int signal_of(DWORD code)
 {
   switch (code) {
     case EXCEPTION_ILLEGAL_INSTRUCTION:
     case EXCEPTION_PRIV_INSTRUCTION:
+      return SIGILL;
+    case EXCEPTION_INT_DIVIDE_BY_ZERO:
+    case EXCEPTION_INT_OVERFLOW:
+      return SIGFPE;
     case EXCEPTION_ACCESS_VIOLATION:
     case EXCEPTION_IN_PAGE_ERROR:
     case EXCEPTION_DATATYPE_MISALIGNMENT:
-    case EXCEPTION_INT_DIVIDE_BY_ZERO:
-    case EXCEPTION_INT_OVERFLOW:
-      return 1;
+      return SIGSEGV;
     default:
       return 0;
   }
@@ -78,9 +63,8 @@ static __attribute__((noinline, noreturn, used)) void escape(void)
 static LONG CALLBACK on_exception(PEXCEPTION_POINTERS e)
 {
   CONTEXT *c = e->ContextRecord;
-
   if (!armed || GetCurrentThreadId() != prober
-      || !is_crash(e->ExceptionRecord->ExceptionCode))
+      || !signal_of(e->ExceptionRecord->ExceptionCode))
     return EXCEPTION_CONTINUE_SEARCH;
   armed = 0;
   caught = e->ExceptionRecord->ExceptionCode;
@@ -130,25 +114,8 @@ static __attribute__((noinline)) int trial(void (*fn)(void *), void *arg)
   return 0;
 }
 
-/* The signal a POSIX system would have sent for the exception, for the
- * probe's report (cpucycles-info --explain). */
-static int signal_of(DWORD code)
-{
-  switch (code) {
-    case EXCEPTION_ILLEGAL_INSTRUCTION:
-    case EXCEPTION_PRIV_INSTRUCTION:
-      return SIGILL;
-    case EXCEPTION_INT_DIVIDE_BY_ZERO:
-    case EXCEPTION_INT_OVERFLOW:
-      return SIGFPE;
-    default:
-      return SIGSEGV;
-  }
-}
-
-/* The vectored handler is added once for the probe, only when a counter
- * that may fault is tried, and removed when the probe ends: nobody can
- * replace it, so there is nothing to check before each trial. */
+/* Added at the probe's first counter that may fault, removed at its end:
+ * nobody can replace it, so nothing is checked before each trial. */
 static PVOID handler;
 
 int cpucycles_catch_arm(struct catch_status *status)

@@ -1,18 +1,10 @@
 /* Running code that may fault, with the fault turned into a return value:
  * only for what nobody can ask about (COUNTER_TRIES, or a question the
  * kernel did not answer).  The probe arms once, at the first such counter,
- * runs its trials, and disarms at its end (doc/security.md, "Signals
- * during the probe").  A small net, not an imitation of the kernel:
- *  - arming installs the library's handler for the crash signals and
- *    unblocks them in the probing thread; it refuses, changing nothing,
- *    where a blocked crash signal is pending, a call is refused, or the
- *    handler is another copy's of the library (MARK) or changes meanwhile;
- *  - a trial runs only while the library's handlers are all installed;
- *  - a crash signal that is not the trial's own fault goes to the
- *    program's handler (the library's action carries its mask and flags);
- *    a default action is put back and the signal raised again;
- *  - disarming swaps each action back once; a handler installed over the
- *    library's meanwhile stays. */
+ * and disarms at its end.  A small net, not an imitation of the kernel:
+ * doc/security.md, "Signals during the probe", says what it does with
+ * every other crash signal, with another copy's handler (MARK) and with a
+ * handler installed meanwhile. */
 #include "counter.h"
 #include <pthread.h>
 #include <setjmp.h>

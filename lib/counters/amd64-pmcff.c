@@ -1,28 +1,10 @@
-/* amd64-pmcff: RDPMC of fixed-function performance counter 1 (ecx =
- * 1<<30 | 1), which on Intel CPUs counts unhalted core cycles, with no
- * perf event at all: one instruction, the cheapest read there is.
- *
- * It is libcpucycles' counter of that name and works where that one does:
- * when the kernel lets every process execute RDPMC (Linux's sysfs switch
- * /sys/bus/event_source/devices/cpu/rdpmc = 2, which cpucycles-open sets)
- * and someone has the fixed counter counting (the kernel's NMI watchdog,
- * a perf session, or a BIOS).  The count is the core's, not the thread's:
- * it includes other threads and the kernel, and a migration to another
- * core jumps to that core's count, which the caller's medians absorb.
- *
- * Setup asks and never runs RDPMC itself.  The sysfs switch: 2 lets every
- * process run it; 1 (Linux's default) only while some perf event is
- * mapped, which may be true during the probe and false afterwards, a fault
- * in the hot path; 0 never; no core PMU in sysfs at all means no PMU
- * driver, and only that driver ever lets user mode run RDPMC (CR4.PCE):
- * all refused.  Under 2, CPUID leaf 0xA says whether the CPU has fixed
- * counter 1 (AMD processors have no fixed counters, and fault): refused
- * where it does not.  Only where there is nothing to ask (sysfs not
- * mounted) are the reads tried with the fault caught.  A fixed counter
- * that nobody programmed stands still, and the probe drops it for not
- * increasing.
- * amd64-perfpmcff is the same read with a perf event of the thread's own
- * behind it (doc/perf-counters.md). */
+/* amd64-pmcff: libcpucycles' raw RDPMC of fixed counter 1 (ecx = 1<<30 | 1,
+ * unhalted core cycles on Intel), no perf event: the core's count, not the
+ * thread's.  Setup asks and never runs RDPMC: the sysfs switch must say 2
+ * (1 allows it only while some perf event is mapped, maybe the probe's: a
+ * fault later in the hot path) and CPUID must show fixed counter 1 (AMD
+ * has none); tried caught only where there is no sysfs to ask.  A fixed
+ * counter nobody programmed stands still: dropped.  doc/counters.md. */
 #if !defined(__x86_64__) || !defined(__linux__)
 #error "amd64-pmcff needs Linux on an x86-64 CPU"
 #endif

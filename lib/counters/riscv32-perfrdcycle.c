@@ -1,38 +1,24 @@
-/* riscv32-perfrdcycle: the calling thread's CPU cycles from a Linux
- * perf_event on a 32-bit RISC-V CPU, read without a system call.  The same
- * mechanism as riscv64-perfrdcycle (see there and doc/perf-counters.md):
- * the cycles event is held open and mapped, which is what current kernels
- * (perf_user_access 1, the default since 6.6) require before they let user
- * space read a counter CSR, and the read is the page's sequence-locked
- * counter-plus-offset, so the count is the thread's own.
- *
- * RV32 keeps each 64-bit counter in two CSRs: the low half at 0xc00 + n
- * and the high half at 0xc80 + n (cycleh, timeh, instreth,
- * hpmcounter3h..31h; RISC-V privileged specification, "Counter-Enable
- * Register" and the unprivileged "Zicntr" chapter).  The halves are read
- * high, low, high again until both highs agree, so that a carry between
- * the two reads is never seen half done. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
+/* riscv32-perfrdcycle: riscv64-perfrdcycle on RV32, where each 64-bit
+ * counter is two CSRs, the low half at 0xc00 + n and the high at 0xc80 + n
+ * (RISC-V unprivileged specification, "Zicntr"): read high, low, high
+ * until the highs agree, so that a carry between them is never seen half
+ * done. */
 #if !defined(__riscv) || __riscv_xlen != 32 || !defined(__linux__)
 #error "riscv32-perfrdcycle needs Linux on a 32-bit RISC-V CPU"
 #endif
 
-#include <linux/perf_event.h>
-#include <sys/syscall.h>
+#include "perf.h" /* first: config.h, _GNU_SOURCE, <linux/perf_event.h> */
 
+#ifndef CPUCYCLES_PERF_AVAILABLE
+#error "riscv32-perfrdcycle needs lib/perf.c's perf_event support"
+#endif
+
+#include <sys/syscall.h>
 #if !defined(__NR_perf_event_open)
 #error "riscv32-perfrdcycle needs the perf_event_open system call"
 #endif
 
 #include "counter.h"
-#include "perf.h"
-
-#ifndef CPUCYCLES_PERF_AVAILABLE
-#error "riscv32-perfrdcycle needs lib/perf.c's perf_event support"
-#endif
 
 static __thread struct cpucycles_perf_event event;
 
