@@ -113,16 +113,6 @@ static long long (*module_setup(const char *path))(void)
   return setup ? setup() : 0;
 }
 
-/* A real per-thread software event (task clock) in place of cycles. */
-static int software_event(struct perf_event_attr *attr, pid_t pid, int cpu,
-                          int group_fd, unsigned long flags)
-{
-  struct perf_event_attr sw = *attr;
-  sw.type = PERF_TYPE_SOFTWARE;
-  sw.config = PERF_COUNT_SW_TASK_CLOCK;
-  return (int) syscall(__NR_perf_event_open, &sw, pid, cpu, group_fd, flags);
-}
-
 static struct cpucycles_perf_event sw;
 
 static long long sw_read(void)
@@ -297,7 +287,7 @@ int main(void)
            (double) median_of(loop_lib) / (double) median_of(loop_ie));
   cpucycles_perf_close(&one);
 
-  cpucycles_perf_set_opener(software_event);
+  cpucycles_perf_set_opener(task_clock_event);
 #ifdef CPUCYCLES_PMU_MAX
   cpucycles_perf_set_sysfs_root("/nonexistent"); /* one event, not one per PMU */
 #endif

@@ -6,7 +6,7 @@
  * event (perf-registry.c), and its exit closes it.
  *
  * Without a PMU the events are real per-thread software events (task
- * clock), opened through the opener seam (tests/seams.h); the read path
+ * clock, bench/stand-in.h), opened through the opener seam; the read path
  * is the library's, one read(2) per read.  The figure is the scenario's
  * wall time in milliseconds, in a fresh process; the baseline, measured
  * in the same run, is the same scenario without the library: each thread
@@ -20,7 +20,7 @@
 #endif
 #include <stdio.h>
 #include "cpucycles.h"
-#include "../tests/seams.h"
+#include "stand-in.h"
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 
@@ -48,14 +48,6 @@ static unsigned long handled, identity_asked;
 static int bare;             /* the baseline: no library */
 static __thread int bare_fd = -1;
 
-static struct perf_event_attr task_clock(const struct perf_event_attr *attr)
-{
-  struct perf_event_attr sw = *attr;
-  sw.type = PERF_TYPE_SOFTWARE;
-  sw.config = PERF_COUNT_SW_TASK_CLOCK;
-  return sw;
-}
-
 static long long read_now(void)
 {
   long long value = 0;
@@ -68,13 +60,6 @@ static void on_timer(int sig)
 {
   (void) sig;
   if (read_now() != 0) __atomic_fetch_add(&handled, 1, __ATOMIC_RELAXED);
-}
-
-static int software_event(struct perf_event_attr *attr, pid_t pid, int cpu,
-                          int group_fd, unsigned long flags)
-{
-  struct perf_event_attr sw = task_clock(attr);
-  return (int) syscall(__NR_perf_event_open, &sw, pid, cpu, group_fd, flags);
 }
 
 static int counting_ioctl(int fd, unsigned long request, void *arg)
@@ -98,9 +83,7 @@ static void *reader(void *unused)
     memset(&attr, 0, sizeof attr);
     attr.size = sizeof attr;
     attr.exclude_kernel = 1;
-    attr = task_clock(&attr);
-    bare_fd = (int) syscall(__NR_perf_event_open, &attr, 0, -1, -1,
-                            PERF_FLAG_FD_CLOEXEC);
+    bare_fd = task_clock_event(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
   }
   memset(&ev, 0, sizeof ev);
   ev.sigev_notify = SIGEV_THREAD_ID;
@@ -137,7 +120,7 @@ static void scenario(const char *counter)
   bare = !counter;
   if (bare) counter = "read(2) of a thread's own event, no library";
   else setenv("CPUCYCLES_COUNTER", counter, 1);
-  cpucycles_perf_set_opener(software_event);
+  cpucycles_perf_set_opener(task_clock_event);
   cpucycles_perf_set_ioctl(counting_ioctl);
 #ifdef CPUCYCLES_PMU_MAX
   cpucycles_perf_set_sysfs_root("/nonexistent"); /* one event, not one per PMU */

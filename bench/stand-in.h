@@ -1,13 +1,15 @@
-/* stand-in.h: what bench-perfread and its modules read instead of a PMU.
+/* stand-in.h: what the perf benches read instead of a PMU.
  * The hardware counter read is rdtsc (x86) or a plain memory load
  * (elsewhere), and an event is a memfd whose first page says "on
  * hardware counter 0, user reads allowed, 64 bits", opened through
- * the opener seam (tests/seams.h). */
+ * the opener seam (tests/seams.h); or, where a read(2) is measured, a
+ * real per-thread software event (task clock). */
 #ifndef CPUCYCLES_BENCH_STAND_IN_H
 #define CPUCYCLES_BENCH_STAND_IN_H
 
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../tests/seams.h"
@@ -33,7 +35,7 @@ static inline unsigned long long instruction(unsigned int counter)
 }
 #endif
 
-static int memfd_event(struct perf_event_attr *attr, pid_t pid, int cpu,
+static inline int memfd_event(struct perf_event_attr *attr, pid_t pid, int cpu,
                        int group_fd, unsigned long flags)
 {
   struct perf_event_mmap_page pg;
@@ -48,6 +50,17 @@ static int memfd_event(struct perf_event_attr *attr, pid_t pid, int cpu,
   pg.pmc_width = 64;
   if (pwrite(fd, &pg, sizeof pg, 0) != (ssize_t) sizeof pg) return -1;
   return fd;
+}
+
+/* A real per-thread software event (task clock) in place of cycles: an
+ * opener, and what the benches open themselves. */
+static inline int task_clock_event(struct perf_event_attr *attr, pid_t pid,
+                                   int cpu, int group_fd, unsigned long flags)
+{
+  struct perf_event_attr sw = *attr;
+  sw.type = PERF_TYPE_SOFTWARE;
+  sw.config = PERF_COUNT_SW_TASK_CLOCK;
+  return (int) syscall(__NR_perf_event_open, &sw, pid, cpu, group_fd, flags);
 }
 
 #endif
