@@ -36,7 +36,7 @@ static inline unsigned long long instruction(unsigned int counter)
 #endif
 
 static inline int memfd_event(struct perf_event_attr *attr, pid_t pid, int cpu,
-                       int group_fd, unsigned long flags)
+                              int group_fd, unsigned long flags)
 {
   struct perf_event_mmap_page pg;
   int fd;
