@@ -232,15 +232,13 @@ static inline void srunner_run_all(SRunner *r, int mode)
       continue;
     }
     errors++;
+    printf("%s:%s:%d: E: ", e->tcase->name, e->test->name, e->i);
     if (end == CK_SHIM_TIMED_OUT)
-      printf("%s:%s:%d: E: test timeout expired\n", e->tcase->name,
-             e->test->name, e->i);
+      printf("test timeout expired\n");
     else if (end == CK_SHIM_NOT_RUN)
-      printf("%s:%s:%d: E: could not run the test (error %lu)\n",
-             e->tcase->name, e->test->name, e->i, (unsigned long) code);
+      printf("could not run the test (error %lu)\n", (unsigned long) code);
     else
-      printf("%s:%s:%d: E: ended with code 0x%lx\n", e->tcase->name,
-             e->test->name, e->i, (unsigned long) code);
+      printf("ended with code 0x%lx\n", (unsigned long) code);
   }
   printf("%d%%: Checks: %d, Failures: %d, Errors: %d\n",
          ran ? 100 * (ran - failures - errors) / ran : 0, ran, failures,
