@@ -42,7 +42,7 @@ long long cpucycles_clock_usec(void)
 #define PAIR_TRIES 100
 
 int cpucycles_paired_reading(long long (*read)(void), long long (*clock)(void),
-                             long long *usec, long long *ticks)
+                             long long *usec, long long *ticks, long long *spread)
 {
   long long before, after;
   int tries = 0;
@@ -52,6 +52,7 @@ int cpucycles_paired_reading(long long (*read)(void), long long (*clock)(void),
     if ((after = clock()) < 0) return -1;
   } while (after - before > PAIR_BRACKET_USEC && ++tries < PAIR_TRIES);
   *usec = before + (after - before) / 2;
+  if (spread) *spread = after - before;
   return 0;
 }
 
@@ -252,11 +253,11 @@ static double measure_ticks_per_usec(long long (*read)(void), double fallback)
 {
   long long start_usec, usec, start, now, n = 0;
   unsigned long long ticks;
-  if (cpucycles_paired_reading(read, cpucycles_clock_usec, &start_usec, &start) != 0)
+  if (cpucycles_paired_reading(read, cpucycles_clock_usec, &start_usec, &start, 0) != 0)
     return fallback;
   do {
     if (++n > MEASURE_READINGS_MAX
-        || cpucycles_paired_reading(read, cpucycles_clock_usec, &usec, &now) != 0)
+        || cpucycles_paired_reading(read, cpucycles_clock_usec, &usec, &now, 0) != 0)
       return fallback;
   } while (usec - start_usec < 2000 && usec >= start_usec);
   ticks = ((unsigned long long) now - (unsigned long long) start) & 0xffffffffULL;

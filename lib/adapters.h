@@ -60,9 +60,10 @@ long long cpucycles_clock_usec(void);
 
 /* A reading and its time, the middle of two clock readings around it,
  * taken again (up to 100 times) while they are more than 10 us apart (a
- * preemption or an interrupt came between).  -1 when the clock says -1. */
+ * preemption or an interrupt came between); *spread (may be NULL): how
+ * far apart they were.  -1 when the clock says -1. */
 int cpucycles_paired_reading(long long (*read)(void), long long (*clock)(void),
-                             long long *usec, long long *ticks);
+                             long long *usec, long long *ticks, long long *spread);
 
 /* The function cpucycles() should become: the counter's own read when it
  * counts cycles in 64 bits, else a wrapper returning floor((ticks - ticks

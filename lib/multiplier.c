@@ -40,9 +40,9 @@ static double estimate(long long (*read)(void), long long (*clock)(void),
 {
   long long t0, t1, us0, us1;
   unsigned long long ticks;
-  if (cpucycles_paired_reading(read, clock, &us0, &t0) != 0) return 0;
+  if (cpucycles_paired_reading(read, clock, &us0, &t0, 0) != 0) return 0;
   do {
-    if (cpucycles_paired_reading(read, clock, &us1, &t1) != 0) return 0;
+    if (cpucycles_paired_reading(read, clock, &us1, &t1, 0) != 0) return 0;
     if (us1 - us0 > MULTIPLIER_LIMIT_USEC || t1 < t0) return 0;
     ticks = (unsigned long long) t1 - (unsigned long long) t0; /* t1 >= t0 */
   } while (us1 - us0 < MULTIPLIER_USEC || ticks < MULTIPLIER_TICKS);
@@ -63,4 +63,35 @@ double cpucycles_multiplier_measure(long long (*read)(void), long long persecond
     if (i == 0 && first) *first = estimates[0];
   }
   return cpucycles_multiplier_of(estimates, MULTIPLIER_ESTIMATES);
+}
+
+void cpucycles_rate_window_open(struct rate_window *w, long long (*read)(void))
+{
+  if (cpucycles_paired_reading(read, cpucycles_multiplier_clock, &w->usec,
+                               &w->ticks, &w->spread) != 0)
+    w->spread = -1;
+}
+
+enum rate_verdict cpucycles_rate_window_close(const struct rate_window *w,
+                                              long long (*read)(void),
+                                              long long stated, double *seen)
+{
+  long long usec, ticks, spread;
+  double elapsed, error, counted, hz = (double) stated * 1e-6;
+  *seen = 0;
+  if (w->spread < 0 || stated <= 0
+      || cpucycles_paired_reading(read, cpucycles_multiplier_clock, &usec,
+                                  &ticks, &spread) != 0
+      || ticks < w->ticks)
+    return RATE_NOT_CHECKED;
+  /* a midpoint is within half its spread of the reading, plus 1.5 us of
+   * truncation (the clock's microseconds, the halving) */
+  elapsed = (double) (usec - w->usec);
+  error = 0.5 * (double) (w->spread + spread) + 3;
+  /* a difference first: no overflow */
+  counted = (double) ((unsigned long long) ticks - (unsigned long long) w->ticks);
+  if (elapsed > 0) *seen = counted / elapsed * 1e6;
+  if (counted + 1 < hz * (elapsed - error) || counted - 1 > hz * (elapsed + error))
+    return RATE_DISAGREES;
+  return RATE_AGREES;
 }

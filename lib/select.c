@@ -48,6 +48,7 @@ struct trial {
   long long precision;  /* the result: -1 when dropped */
   enum probe_outcome outcome; /* as far as the trial got */
   enum probe_stage stage;
+  struct rate_check rate;
   int backwards;
   int attempts;
   struct catch_status catch; /* PROBE_NOT_TRIED: why */
@@ -73,14 +74,30 @@ static long long smallest_step(long long (*read)(void), int only32)
   return smallest < 0 ? 0 : smallest;
 }
 
-/* Scaling and sampling after setup said yes, under the catcher where the
- * reads may fault: a crash leaves precision -1, outcome and stage as far
- * as the trial got. */
+/* A stated rate (not an OS clock's, whose resolution is its own) is
+ * checked against the clock over the sampling; where the two disagree,
+ * the counter is a timer of unknown rate, as libcpucycles takes every
+ * timer: its multiplier measured, its penalty as stated. */
+static void check_stated_rate(struct trial *t, const struct rate_window *w)
+{
+  long long (*read)(void) = t->counter->read;
+  if (!t->rate.stated) return;
+  t->rate.verdict = cpucycles_rate_window_close(w, read, t->rate.stated, &t->rate.seen);
+  if (t->rate.verdict != RATE_DISAGREES) return;
+  t->info.frequency = 0;
+  t->info.frequency_exact = 0;
+  t->info.rate_unknown = 1;
+}
+
+/* Sampling, then scaling, after setup said yes, under the catcher where
+ * the reads may fault: a crash leaves precision -1, outcome and stage as
+ * far as the trial got. */
 static void trial_reads(void *arg)
 {
   struct trial *t = arg;
   long long (*read)(void) = t->counter->read;
   long long step = 0, penalty, scaled;
+  struct rate_window window;
 
   penalty = cpucycles_penalty_of(&t->info) + t->bump;
   /* Penalty and bump alone tie the best so far: it cannot win, spare the
@@ -89,17 +106,11 @@ static void trial_reads(void *arg)
     t->skipped = 1;
     return;
   }
-  if (t->info.rate_unknown) {
-    t->stage = PROBE_IN_READS; /* the measurement reads it */
-    t->scaling = cpucycles_multiplier_measure(read, t->persecond, &t->measured);
-  } else {
-    t->scaling = cpucycles_scaling_of(&t->info, t->persecond);
-  }
-  if (t->scaling <= 0) {
-    t->outcome = PROBE_MISFIT;
-    return;
-  }
   t->stage = PROBE_IN_READS;
+  if (t->info.frequency > 0 && t->info.kind != COUNTER_OSCLOCK && !t->info.only32) {
+    t->rate.stated = t->info.frequency;
+    cpucycles_rate_window_open(&window, read);
+  }
   while (t->attempts < SELECT_ATTEMPTS && step <= 0) {
     t->attempts++;
     step = smallest_step(read, t->info.only32);
@@ -107,6 +118,15 @@ static void trial_reads(void *arg)
   }
   if (step <= 0) {
     t->outcome = t->backwards ? PROBE_BACKWARDS : PROBE_STUCK;
+    return;
+  }
+  check_stated_rate(t, &window);
+  if (t->info.rate_unknown)
+    t->scaling = cpucycles_multiplier_measure(read, t->persecond, &t->measured);
+  else
+    t->scaling = cpucycles_scaling_of(&t->info, t->persecond);
+  if (t->scaling <= 0) {
+    t->outcome = PROBE_MISFIT;
     return;
   }
   t->outcome = PROBE_WORKS;
@@ -187,7 +207,7 @@ static void report_trial(const struct trial *t, int n, int signal,
                             .scaling = t->scaling > 0 ? t->scaling : 0,
                             .precision = t->precision < 0 ? 0 : t->precision,
                             .bump = t->precision < 0 ? 0 : t->bump,
-                            .signal = signal, .backwards = t->backwards,
+                            .signal = signal, .rate = t->rate, .backwards = t->backwards,
                             .attempts = t->attempts, .catch = t->catch };
   if (t->info.frequency > 0)
     r.ratio = (double) t->persecond / (double) t->info.frequency;

@@ -96,7 +96,7 @@ static void cpuid_instruction(unsigned int leaf, unsigned int regs[4])
  * computes the same value: a relaxed store is enough. */
 static long long tsc_hz = -1;
 #ifdef __i386__
-static int tsc_present = -1; /* likewise: CPUID says there is a TSC */
+static int tsc_present = -1; /* likewise: CPUID's TSC bit */
 #endif
 
 int cpucycles_tsc_setup(struct counter_info *info)
@@ -106,15 +106,14 @@ int cpucycles_tsc_setup(struct counter_info *info)
   if (state == CPUCYCLES_RDTSC_FAULTS)
     return counter_refuse(info, "RDTSC disabled for this process (prctl PR_SET_TSC)", 0);
 #ifdef __i386__
-  /* A CPU without a TSC (before the Pentium) faults on RDTSC; asked once,
-   * as the rate is. */
+  /* CPUID's TSC bit, asked once: where it is clear, a hypervisor may only
+   * hide a TSC that works (libcpucycles simply tries RDTSC), and a CPU
+   * before the Pentium faults: the reads are tried under the catcher. */
   if (__atomic_load_n(&tsc_present, __ATOMIC_RELAXED) < 0) {
     unsigned int regs[4];
     cpuid_instruction(LEAF_SIGNATURE, regs);
     __atomic_store_n(&tsc_present, (regs[3] & TSC_PRESENT) != 0, __ATOMIC_RELAXED);
   }
-  if (!__atomic_load_n(&tsc_present, __ATOMIC_RELAXED))
-    return counter_refuse(info, "no time-stamp counter (CPUID leaf 1)", 0);
 #endif
   hz = __atomic_load_n(&tsc_hz, __ATOMIC_RELAXED);
   if (hz < 0) {
@@ -127,6 +126,9 @@ int cpucycles_tsc_setup(struct counter_info *info)
   info->only32 = 0;
   /* PR_GET_TSC refused (a sandbox's filter): the reads may fault */
   info->may_fault = state != CPUCYCLES_RDTSC_ALLOWED;
+#ifdef __i386__
+  if (!__atomic_load_n(&tsc_present, __ATOMIC_RELAXED)) info->may_fault = 1;
+#endif
   return 0;
 }
 #endif

@@ -581,17 +581,31 @@ static void crashed(const struct explain *e, const struct probe_report *r,
   }
 }
 
+/* A stated rate and what the clock said of it, with both figures. */
+static void rate_checked(const struct probe_report *r, char *fact, size_t fs)
+{
+  if (r->rate.stated <= 0 || r->rate.verdict == RATE_NOT_CHECKED) return;
+  append(fact, fs, "; its stated rate, ");
+  append_mhz(fact, fs, r->rate.stated);
+  append(fact, fs, ", %s the clock's %.6g MHz over the sampling",
+         r->rate.verdict == RATE_AGREES ? "agrees with" : "disagrees with",
+         r->rate.seen / 1e6);
+  if (r->rate.verdict == RATE_DISAGREES)
+    append(fact, fs, ": the cycles per tick were measured instead");
+}
+
 static void misfit(const struct explain *e, const struct probe_report *r,
                    char *fact, size_t fs, char *action, size_t as)
 {
   if (r->info.rate_unknown && r->persecond > 0) {
+    append(fact, fs, r->rate.verdict == RATE_DISAGREES
+                     ? "its stated rate is wrong" : "its rate is not stated here");
     if (r->ratio > 0)
-      append(fact, fs, "its rate is not stated here, and the %.6f cycles per "
-             "tick measured (three estimates) come within 0.2 of no k/2^j, "
-             "2^j up to 1024", r->ratio);
+      append(fact, fs, ", and the %.6f cycles per tick measured (three "
+             "estimates) come within 0.2 of no k/2^j, 2^j up to 1024", r->ratio);
     else
-      append(fact, fs, "its rate is not stated here, and it did not move "
-             "%d ticks in a second to be measured", MULTIPLIER_TICKS);
+      append(fact, fs, ", and it did not move %d ticks in a second to be "
+             "measured", MULTIPLIER_TICKS);
     append(action, as, "the timer's frequency, where firmware or the OS "
            "can state it, would allow it");
     return;
@@ -715,6 +729,7 @@ int explain_counter(const struct explain *e, int i, char *fact,
       append(fact, factsize, "not needed: %s works", winner);
     break;
   }
+  rate_checked(r, fact, factsize);
   return chosen;
 }
 
@@ -947,6 +962,11 @@ static void json_counter(FILE *out, const struct explain *e, int i)
   json_key(out, "frequency", &first); fprintf(out, "%lld", r->info.frequency);
   json_key(out, "rate_unknown", &first);
   fputs(r->info.rate_unknown ? "true" : "false", out);
+  json_key(out, "stated_rate", &first); fprintf(out, "%lld", r->rate.stated);
+  json_key(out, "rate_seen", &first); fprintf(out, "%.9g", r->rate.seen);
+  json_key(out, "rate_check", &first);
+  json_cstring(out, r->rate.verdict == RATE_AGREES ? "agrees"
+                    : r->rate.verdict == RATE_DISAGREES ? "disagrees" : 0);
   json_key(out, "ratio", &first); fprintf(out, "%.9g", r->ratio);
   json_key(out, "scaling", &first); fprintf(out, "%.9g", r->scaling);
   json_key(out, "only32", &first); fputs(r->info.only32 ? "true" : "false", out);

@@ -138,7 +138,8 @@ if d["persecond_sources"][-1]["verdict"] != "accepted":
     fail("the last source tried is not the one accepted")
 
 counter_keys = {"index", "name", "chosen", "outcome", "fact", "action",
-                "precision", "bump", "kind", "frequency", "rate_unknown", "ratio",
+                "precision", "bump", "kind", "frequency", "rate_unknown",
+                "stated_rate", "rate_seen", "rate_check", "ratio",
                 "scaling", "only32", "signal", "stage", "refusal", "errno", "not_tried", "attempts", "backwards"}
 outcomes = {"works", "refused", "crashed", "misfit", "backwards", "stuck",
             "fallback", "not_built"}

@@ -40,9 +40,13 @@ static void rmdir_tree(const char *path)
   fixture_remove(full);
 }
 
+/* The fakes tick at no real rate: no clock checks what they state. */
+static long long no_clock(void) { return -1; }
+
 static void setup(void)
 {
   int i;
+  cpucycles_multiplier_set_clock(no_clock);
   fakes_reset();
   for (i = 0; i < FAKE_SLOTS; i++) table[i] = &fake_counters[i];
   snprintf(root, sizeof root, "%s/test-explain-XXXXXX",
@@ -507,6 +511,45 @@ START_TEST(misfit_of_a_measured_timer)
 }
 END_TEST
 
+/* A stated rate checked against the clock: both figures, and what the
+ * probe did when they disagreed. */
+START_TEST(stated_rate_check_has_both_figures)
+{
+  e.reports[0].info.kind = COUNTER_OFFCORE;
+  e.reports[0].info.frequency = 62500000LL;
+  e.reports[0].outcome = PROBE_WORKS;
+  e.reports[0].precision = 141;
+  e.reports[0].persecond = 2596100000LL;
+  e.reports[0].rate.stated = 62500000LL;
+  e.reports[0].rate.seen = 62499000.0;
+  e.reports[0].rate.verdict = RATE_AGREES;
+  e.reports[0].name = "fake-0";
+  e.count = 1;
+  e.nreports = 1;
+  e.chosen = 0;
+  print_text();
+  ck_assert_line("^counter fake-0: chosen: precision 141 cycles, the best; its "
+                 "stated rate, 62\\.5 MHz, agrees with the clock's 62\\.499 MHz "
+                 "over the sampling$");
+  /* firmware's 62.5 MHz for a 10 MHz timer */
+  e.reports[0].info.frequency = 0;
+  e.reports[0].info.rate_unknown = 1;
+  e.reports[0].rate.seen = 10000300.0;
+  e.reports[0].rate.verdict = RATE_DISAGREES;
+  print_text();
+  ck_assert_line("^counter fake-0: chosen: precision 141 cycles, the best; its "
+                 "stated rate, 62\\.5 MHz, disagrees with the clock's 10\\.0003 "
+                 "MHz over the sampling: the cycles per tick were measured "
+                 "instead$");
+  e.reports[0].outcome = PROBE_MISFIT;
+  e.reports[0].ratio = 33.333333;
+  e.chosen = -1;
+  print_text();
+  ck_assert_line("^counter fake-0: dropped: its stated rate is wrong, and the "
+                 "33\\.333333 cycles per tick measured");
+}
+END_TEST
+
 START_TEST(unsteady_counters)
 {
   fakes[0].failure = FAKE_NEVER_MOVES;
@@ -788,6 +831,7 @@ static Suite *explain_suite(void)
   tcase_add_test(t, not_tried_says_why);
 #endif
   tcase_add_test(t, misfit_of_a_measured_timer);
+  tcase_add_test(t, stated_rate_check_has_both_figures);
   tcase_add_test(t, perf_refusal_says_paranoid_and_the_action);
   tcase_add_test(t, real_perf_counter_refused_by_the_kernel);
   tcase_add_test(t, rdpmc_refusals);

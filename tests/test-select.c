@@ -20,10 +20,20 @@
 
 static const struct counter *table[FAKE_SLOTS];
 
+/* The fakes tick at no real rate: without a clock the rates they state
+ * stand unchecked (as where a sandbox refuses the clock).  The rate
+ * check's tests and the multiplier's set clocks of their own. */
+static long long no_clock(void) { return -1; }
+
 static void setup(void)
 {
+  static long long (*fake_read)(void);
   int i;
+  cpucycles_multiplier_set_clock(no_clock);
   fakes_reset();
+  /* a test may put a timer of its own in slot 0 */
+  if (!fake_read) fake_read = fake_counters[0].read;
+  fake_counters[0].read = fake_read;
   for (i = 0; i < FAKE_SLOTS; i++) table[i] = &fake_counters[i];
 }
 
@@ -210,7 +220,6 @@ START_TEST(scaled_counter_must_fit_frequency)
   fakes[1].steps[0] = 1000;
   ck_assert_int_eq(select_among(2, 0, &c), 1);
   ck_assert_int_eq(fakes[0].setups, 1);
-  ck_assert_int_eq(fakes[0].reads, 0);
   ck_assert_int_eq(fakes[0].releases, 1);
 }
 END_TEST
@@ -532,6 +541,121 @@ START_TEST(timer_of_unknown_rate_is_measured)
   ck_assert_int_eq(reports[0].outcome, PROBE_MISFIT);
   ck_assert(reports[0].ratio > 33.33 && reports[0].ratio < 33.34);
   cpucycles_multiplier_set_clock(0);
+}
+END_TEST
+
+/* A timer and a clock on one simulated time line: each clock reading
+ * takes 1 us, each read of the timer 100 ns; the timer ticks at
+ * timer_hz whatever rate its setup states (CNTFRQ_EL0 that firmware got
+ * wrong, as qemu's cortex-a53,cntfrq=N simulates). */
+static long long line_ns, timer_hz;
+static long long line_clock(void) { line_ns += 1000; return line_ns / 1000; }
+static long long line_timer(void)
+{
+  line_ns += 100;
+  return (long long) ((unsigned long long) line_ns * (unsigned long long) timer_hz
+                      / 1000000000ULL);
+}
+
+/* The stated rate against the clock over the sampling (a PowerPC's 2.5961
+ * GHz, as in qemu's reports).  One setup, one report each. */
+static void probe_stated_timer(long long stated_hz, long long ticking_hz)
+{
+  struct choice c;
+  line_ns = 0;
+  timer_hz = ticking_hz;
+  cpucycles_multiplier_set_clock(line_clock);
+  fakes_reset();
+  fake_counters[0].read = line_timer;
+  fakes[0].info.kind = COUNTER_OFFCORE;
+  fakes[0].info.frequency = stated_hz;
+  nreports = 0;
+  cpucycles_select(table, 1, 2596100000LL, 0, keep_report, &nreports, &c);
+  ck_assert_int_eq(nreports, 2);
+}
+
+/* CNTFRQ_EL0 right (62.5 MHz): the stated rate stands, scaled exactly
+ * (persecond / 62.5 MHz, not the measured multiplier's 41.5). */
+START_TEST(stated_rate_that_agrees_with_the_clock_is_used)
+{
+  probe_stated_timer(62500000LL, 62500000LL);
+  ck_assert_int_eq(reports[0].outcome, PROBE_WORKS);
+  ck_assert_int_eq(reports[0].rate.verdict, RATE_AGREES);
+  ck_assert_int_eq(reports[0].rate.stated, 62500000LL);
+  ck_assert(reports[0].rate.seen > 62e6 && reports[0].rate.seen < 63e6);
+  ck_assert(!reports[0].info.rate_unknown);
+  ck_assert_int_eq(reports[0].info.frequency, 62500000LL);
+  ck_assert(reports[0].scaling == 2596100000.0 / 62500000.0);
+}
+END_TEST
+
+/* CNTFRQ_EL0 says 62.5 MHz, the timer ticks at 10 MHz: the stated rate is
+ * not used; the multiplier is measured as libcpucycles measures it,
+ * 259.61 fitting 2077/8, and the timer keeps a timer's penalty. */
+START_TEST(stated_rate_that_disagrees_with_the_clock_is_measured)
+{
+  probe_stated_timer(62500000LL, 10000000LL);
+  ck_assert_int_eq(reports[0].outcome, PROBE_WORKS);
+  ck_assert_int_eq(reports[0].rate.verdict, RATE_DISAGREES);
+  ck_assert_int_eq(reports[0].rate.stated, 62500000LL);
+  ck_assert(reports[0].rate.seen > 9.5e6 && reports[0].rate.seen < 10.5e6);
+  ck_assert(reports[0].info.rate_unknown);
+  ck_assert_int_eq(reports[0].info.frequency, 0);
+  ck_assert(reports[0].scaling == 2077.0 / 8);
+  ck_assert(reports[0].ratio > 259.5 && reports[0].ratio < 259.7);
+  ck_assert_int_eq(reports[0].precision, 259 + 100); /* a tick a read */
+  /* 1 MHz: 2596.1, within 0.2 of 2596 */
+  probe_stated_timer(62500000LL, 1000000LL);
+  ck_assert_int_eq(reports[0].rate.verdict, RATE_DISAGREES);
+  ck_assert(reports[0].scaling == 2596.0);
+}
+END_TEST
+
+/* A timer at 1 kHz stated as 62.5 MHz moves a tick or two over the
+ * sampling: where the sampling sees it move, the stated rate would give
+ * it a fine precision and readings that stand still; the check drops it
+ * (too slow to measure, as libcpucycles never keeps it). */
+START_TEST(stated_rate_of_a_crawling_timer_is_not_believed)
+{
+  probe_stated_timer(62500000LL, 1000LL);
+  ck_assert_int_ne(reports[0].outcome, PROBE_WORKS);
+  if (reports[0].outcome == PROBE_MISFIT)
+    ck_assert_int_eq(reports[0].rate.verdict, RATE_DISAGREES);
+  ck_assert_str_eq(reports[1].name, "default-zero");
+}
+END_TEST
+
+/* Without a clock (both refused by a filter) nothing can be checked: the
+ * stated rate stands, as before the check. */
+START_TEST(stated_rate_stands_without_a_clock)
+{
+  struct choice c;
+  fakes[0].info.kind = COUNTER_OFFCORE;
+  fakes[0].info.frequency = 62500000LL;
+  nreports = 0;
+  ck_assert_int_eq(cpucycles_select(table, 1, 2596100000LL, 0, keep_report, &nreports, &c), 0);
+  ck_assert_int_eq(reports[0].rate.verdict, RATE_NOT_CHECKED);
+  ck_assert(c.scaling == 2596100000.0 / 62500000.0);
+  ck_assert(!c.info.rate_unknown);
+}
+END_TEST
+
+/* An OS clock's rate is its resolution, not a claim to check. */
+START_TEST(os_clock_rate_is_not_checked)
+{
+  line_ns = 0;
+  timer_hz = 1000LL;
+  cpucycles_multiplier_set_clock(line_clock);
+  fake_counters[0].read = line_timer;
+  fakes[0].info.kind = COUNTER_OSCLOCK;
+  fakes[0].info.frequency = 1000000000LL;
+  nreports = 0;
+  {
+    struct choice c;
+    cpucycles_select(table, 1, 2596100000LL, 0, keep_report, &nreports, &c);
+  }
+  ck_assert_int_eq(reports[0].rate.stated, 0);
+  ck_assert_int_eq(reports[0].rate.verdict, RATE_NOT_CHECKED);
 }
 END_TEST
 
@@ -1223,6 +1347,11 @@ static Suite *select_suite(void)
   tcase_add_test(t, multiplier_measured_against_the_clock);
   tcase_add_test(t, multiplier_measurement_survives_a_descheduled_thread);
   tcase_add_test(t, timer_of_unknown_rate_is_measured);
+  tcase_add_test(t, stated_rate_that_agrees_with_the_clock_is_used);
+  tcase_add_test(t, stated_rate_that_disagrees_with_the_clock_is_measured);
+  tcase_add_test(t, stated_rate_of_a_crawling_timer_is_not_believed);
+  tcase_add_test(t, stated_rate_stands_without_a_clock);
+  tcase_add_test(t, os_clock_rate_is_not_checked);
   tcase_add_test(t, ties_go_to_the_earlier_counter);
   tcase_add_test(t, ties_within_noise_go_to_the_earlier_counter_every_time);
   tcase_add_test(t, order_bump_counts_working_counters);
