@@ -7,13 +7,37 @@
 # thread's first read".  Any call outside the table fails.  Skipped
 # without strace, where it cannot trace (no ptrace in a container), and
 # in sanitizer builds (their runtimes make calls of their own).
+#
+# The same page's other figures about the library are read here too: the
+# counts of "System calls, how many" (default-perfevent on software
+# events standing in for cycles events, through the seams:
+# tests/syscall-standin-client), and the size of the shared library's
+# TLS segment ("Static TLS"), against `readelf -lW`.
 client="${top_builddir:-.}/tests/syscall-client"
+standin="${top_builddir:-.}/tests/syscall-standin-client"
 doc="${srcdir:-tests}/../doc/security.md"
 [ -x "$client" ] || { echo "SKIP: no $client"; exit 77; }
 [ -f "$doc" ] || { echo "FAIL: no $doc"; exit 1; }
-command -v strace >/dev/null 2>&1 || { echo "SKIP: no strace"; exit 77; }
-strace -f -qq -o /dev/null true >/dev/null 2>&1 || { echo "SKIP: strace cannot trace here"; exit 77; }
-[ "$("$client" checked-by)" = nothing ] || { echo "SKIP: a sanitizer's runtime makes calls of its own"; exit 77; }
+failed=0
+
+# The TLS segment of libcpucycles.so.1 on x86-64, as the page states it.
+so="${top_builddir:-.}/lib/.libs/libcpucycles.so.1"
+if [ "$(uname -m)" = x86_64 ] && [ -f "$so" ] && command -v readelf >/dev/null 2>&1; then
+  stated=$(sed -n 's/.*`PT_TLS` segment of \([0-9]*\) bytes on x86-64.*/\1/p' "$doc")
+  memsiz=$(readelf -lW "$so" | awk '$1 == "TLS" { print $6 }')
+  if [ -z "$stated" ]; then
+    echo "FAIL: $doc states no \`PT_TLS\` segment of N bytes on x86-64"; failed=1
+  elif [ "$((memsiz))" -ne "$stated" ]; then
+    echo "FAIL: $so's TLS segment is $((memsiz)) bytes, $doc says $stated"; failed=1
+  else
+    echo "PASS: the TLS segment: $stated bytes"
+  fi
+fi
+
+skip() { echo "SKIP: $1"; [ "$failed" = 0 ] || exit 1; exit 77; }
+command -v strace >/dev/null 2>&1 || skip "no strace"
+strace -f -qq -o /dev/null true >/dev/null 2>&1 || skip "strace cannot trace here"
+[ "$("$client" checked-by)" = nothing ] || skip "a sanitizer's runtime makes calls of its own"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/syscalls.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
@@ -58,7 +82,6 @@ observed() {
     }' "$1" | sort -u
 }
 
-failed=0
 # check LABEL WHAT ALLOWED-FILE OBSERVED-FILE
 check() {
   extra=$(sort -u "$3" | comm -13 - "$4" | tr '\n' ' ')
@@ -154,4 +177,79 @@ done
 for c in $built; do
   run "$c named" "$c"
 done
+
+# How many: the counts table, "| `COUNTER` | WHEN | `call` `call` ... |",
+# each call as often as it is made.  WHEN is "each read" (the client's
+# 1000 reads, in the first thread and in the second), "a thread's first
+# read" or "a thread's first read, its count stuck at 0" (events opened
+# disabled: their count is 0 until the library's remedy enables them).
+sed -n '/<!-- syscall counts: begin/,/<!-- syscall counts: end/p' "$doc" | awk -F'|' '
+  /^\| *(---|counter) / || !/^\|/ { next }
+  {
+    name = $2; sub(/^ *`/, "", name); sub(/` *$/, "", name)
+    when = $3; sub(/^ */, "", when); sub(/ *$/, "", when)
+    cell = $4; calls = ""
+    while (match(cell, /`[a-z0-9_]+`/)) {
+      calls = calls " " substr(cell, RSTART + 1, RLENGTH - 2)
+      cell = substr(cell, RSTART + RLENGTH)
+    }
+    print name "|" when "|" calls
+  }' > "$tmp/counts"
+[ -s "$tmp/counts" ] || { echo "FAIL: no counts table in $doc"; exit 1; }
+
+# stated COUNTER WHEN [TIMES]: the calls stated, each TIMES times, sorted.
+stated() {
+  awk -F'|' -v n="$1" -v w="$2" -v k="${3:-1}" '$1 == n && $2 == w {
+    c = split($3, a, " "); for (i = 1; i <= c; i++) for (j = 0; j < k; j++) print a[i]; found = 1
+  } END { if (!found) print "(no row: " n ", " w ")" }' "$tmp/counts" | sort
+}
+# made LOG FROM TO: every call between the marks, as often as it is made.
+made() {
+  awk -v from="\"syscalls: $2\"" -v to="\"syscalls: $3\"" '
+    index($0, "write(-1, " from) { pid = $1; on = 1; next }
+    on && $1 == pid && index($0, "write(-1, " to) { on = 0; next }
+    on && $1 == pid {
+      line = $0; sub(/^[0-9]+ +/, "", line)
+      if (line ~ /^(---|\+\+\+|<\.\.\.)/) next
+      sub(/\(.*/, "", line); print line
+    }' "$1" | sort
+}
+# count LABEL STATED-FILE MADE-FILE
+count() {
+  if cmp -s "$2" "$3"; then
+    echo "PASS: $1: $(uniq -c < "$3" | awk '{ printf "%s%s x%s", s, $2, $1; s = ", " }')"
+  else
+    echo "FAIL: $1: doc/security.md's counts differ (-stated +made):"
+    diff "$2" "$3" | sed -n 's/^\([<>]\) /  \1 /p' | sed 's/^  </  -/; s/^  >/  +/' | uniq -c
+    failed=1
+  fi
+}
+# counted MODE: default-perfevent on the stand-in's events.
+counted() {
+  log=$tmp/standin.log
+  CPUCYCLES_COUNTER=default-perfevent strace -f -qq -o "$log" "$standin" "$1" > "$tmp/out" 2>&1
+  rc=$?
+  [ "$rc" = 77 ] && { echo "SKIP: $1: no perf events in this build"; return; }
+  [ "$rc" = 0 ] && [ "$(tail -n 1 "$tmp/out")" = default-perfevent ] ||
+    { echo "SKIP: $1: no software perf events here: $(tail -n 1 "$tmp/out")"; return; }
+  made "$log" "thread first read" "thread reads" > "$tmp/made"
+  if [ "$1" = stand-in ]; then
+    stated default-perfevent "a thread's first read" > "$tmp/stated"
+    count "default-perfevent: a thread's first read" "$tmp/stated" "$tmp/made"
+    stated default-perfevent "each read" 1000 > "$tmp/stated"
+    made "$log" "reads" "end" > "$tmp/made"
+    count "default-perfevent: 1000 reads" "$tmp/stated" "$tmp/made"
+    made "$log" "thread reads" "thread end" > "$tmp/made"
+    count "default-perfevent: a thread's 1000 reads" "$tmp/stated" "$tmp/made"
+  else
+    stated default-perfevent "a thread's first read, its count stuck at 0" > "$tmp/stated"
+    count "default-perfevent: a thread's first read, stuck at 0" "$tmp/stated" "$tmp/made"
+  fi
+}
+if [ -x "$standin" ]; then
+  counted stand-in
+  counted stand-in-zero
+else
+  echo "SKIP: no $standin: the counts are not checked"
+fi
 exit $failed
