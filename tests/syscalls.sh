@@ -11,8 +11,10 @@
 # The same page's other figures about the library are read here too: the
 # counts of "System calls, how many" (default-perfevent on software
 # events standing in for cycles events, through the seams:
-# tests/syscall-standin-client), and the size of the shared library's
-# TLS segment ("Static TLS"), against `readelf -lW`.
+# tests/syscall-standin-client), the size of the shared library's TLS
+# segment ("Static TLS"), against `readelf -lW`, and the figures that a
+# constant of the library or of its tests enforces (the stack bound, the
+# EINTR retries), against that constant.
 client="${top_builddir:-.}/tests/syscall-client"
 standin="${top_builddir:-.}/tests/syscall-standin-client"
 doc="${srcdir:-tests}/../doc/security.md"
@@ -33,6 +35,25 @@ if [ "$(uname -m)" = x86_64 ] && [ -f "$so" ] && command -v readelf >/dev/null 2
     echo "PASS: the TLS segment: $stated bytes"
   fi
 fi
+
+# figure WHAT STATED VALUE: a figure of the page against the constant
+# that the library or its test holds.
+figure() {
+  if [ -z "$2" ] || [ "$2" != "$3" ]; then
+    echo "FAIL: $1: $doc says '$2', the code '$3'"; failed=1
+  else
+    echo "PASS: $1: $2"
+  fi
+}
+top_srcdir="${srcdir:-tests}/.."
+# "A small thread stack": the bound test-stack asserts.
+figure "the first call's stack bound" \
+  "$(sed -n 's/.*It takes at most \([0-9]*\) bytes of it (`SMALL_STACK_BOUND`.*/\1/p' "$doc")" \
+  "$(sed -n 's/^#define SMALL_STACK_BOUND \([0-9]*\).*/\1/p' "$top_srcdir/tests/cross/small-stack.h")"
+# "Sandboxes": the retries of a call interrupted by a signal.
+figure "EINTR retries" \
+  "$(sed -n 's/.*at most \([0-9]*\) times in a row$/\1/p' "$doc")" \
+  "$(sed -n 's/^#define CPUCYCLES_EINTR_TRIES \([0-9]*\).*/\1/p' "$top_srcdir/lib/readfile.h")"
 
 skip() { echo "SKIP: $1"; [ "$failed" = 0 ] || exit 1; exit 77; }
 command -v strace >/dev/null 2>&1 || skip "no strace"
