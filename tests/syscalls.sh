@@ -14,7 +14,8 @@
 # tests/syscall-standin-client), the size of the shared library's TLS
 # segment ("Static TLS"), against `readelf -lW`, and the figures that a
 # constant of the library or of its tests enforces (the stack bound, the
-# EINTR retries), against that constant.
+# EINTR retries, and doc/persecond.md's plausible frequencies), against
+# that constant.
 client="${top_builddir:-.}/tests/syscall-client"
 standin="${top_builddir:-.}/tests/syscall-standin-client"
 doc="${srcdir:-tests}/../doc/security.md"
@@ -36,11 +37,11 @@ if [ "$(uname -m)" = x86_64 ] && [ -f "$so" ] && command -v readelf >/dev/null 2
   fi
 fi
 
-# figure WHAT STATED VALUE: a figure of the page against the constant
-# that the library or its test holds.
+# figure WHAT STATED VALUE [PAGE]: a figure of the page (doc/security.md
+# unless named) against the constant that the library or its test holds.
 figure() {
   if [ -z "$2" ] || [ "$2" != "$3" ]; then
-    echo "FAIL: $1: $doc says '$2', the code '$3'"; failed=1
+    echo "FAIL: $1: ${4:-$doc} says '$2', the code '$3'"; failed=1
   else
     echo "PASS: $1: $2"
   fi
@@ -54,6 +55,16 @@ figure "the first call's stack bound" \
 figure "EINTR retries" \
   "$(sed -n 's/.*at most \([0-9]*\) times in a row$/\1/p' "$doc")" \
   "$(sed -n 's/^#define CPUCYCLES_EINTR_TRIES \([0-9]*\).*/\1/p' "$top_srcdir/lib/readfile.h")"
+# persecond.md, "Plausibility": the bounds of a frequency value.
+persecond_doc="$top_srcdir/doc/persecond.md"
+bounds=$(sed -n 's/^\*\*\[10^\([0-9]*\), 10^\([0-9]*\)\] Hz\*\* .*/\1 \2/p' "$persecond_doc")
+power() { awk -v n="$1" 'BEGIN { if (n == "") exit; v = "1"; for (i = 0; i < n; i++) v = v "0"; print v }'; }
+figure "the plausible frequencies' lower bound" \
+  "$(power "${bounds% *}")" \
+  "$(sed -n 's/^#define PERSECOND_MIN \([0-9]*\)ULL.*/\1/p' "$top_srcdir/lib/persecond.c")" "$persecond_doc"
+figure "the plausible frequencies' upper bound" \
+  "$(power "${bounds#* }")" \
+  "$(sed -n 's/^#define PERSECOND_MAX \([0-9]*\)ULL.*/\1/p' "$top_srcdir/lib/persecond.c")" "$persecond_doc"
 
 skip() { echo "SKIP: $1"; [ "$failed" = 0 ] || exit 1; exit 77; }
 command -v strace >/dev/null 2>&1 || skip "no strace"
