@@ -213,8 +213,10 @@ done
 # How many: the counts table, "| `COUNTER` | WHEN | `call` `call` ... |",
 # each call as often as it is made.  WHEN is "each read" (the client's
 # 1000 reads, in the first thread and in the second), "a thread's first
-# read" or "a thread's first read, its count stuck at 0" (events opened
-# disabled: their count is 0 until the library's remedy enables them).
+# read", "a thread's first read, its count stuck at 0" (events opened
+# disabled: their count is 0 until the library's remedy enables them),
+# or, with the second thread's opens refused, its first read and its
+# reads of the fallback clock.
 sed -n '/<!-- syscall counts: begin/,/<!-- syscall counts: end/p' "$doc" | awk -F'|' '
   /^\| *(---|counter) / || !/^\|/ { next }
   {
@@ -273,14 +275,21 @@ counted() {
     count "default-perfevent: 1000 reads" "$tmp/stated" "$tmp/made"
     made "$log" "thread reads" "thread end" > "$tmp/made"
     count "default-perfevent: a thread's 1000 reads" "$tmp/stated" "$tmp/made"
-  else
+  elif [ "$1" = stand-in-zero ]; then
     stated default-perfevent "a thread's first read, its count stuck at 0" > "$tmp/stated"
     count "default-perfevent: a thread's first read, stuck at 0" "$tmp/stated" "$tmp/made"
+  else
+    stated default-perfevent "a thread's first read, every privilege combination refused (\`EINVAL\`)" > "$tmp/stated"
+    count "default-perfevent: a thread's first read, refused" "$tmp/stated" "$tmp/made"
+    stated default-perfevent "each read of a thread refused its event, named (no \`PR_GET_TSC\` asked)" 1000 > "$tmp/stated"
+    made "$log" "thread reads" "thread end" > "$tmp/made"
+    count "default-perfevent: 1000 reads of a thread refused its event" "$tmp/stated" "$tmp/made"
   fi
 }
 if [ -x "$standin" ]; then
   counted stand-in
   counted stand-in-zero
+  counted stand-in-einval
 else
   echo "SKIP: no $standin: the counts are not checked"
 fi
