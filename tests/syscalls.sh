@@ -14,8 +14,8 @@
 # tests/syscall-standin-client), the size of the shared library's TLS
 # segment ("Static TLS"), against `readelf -lW`, and the figures that a
 # constant of the library or of its tests enforces (the stack bound, the
-# EINTR retries, and doc/persecond.md's plausible frequencies), against
-# that constant.
+# EINTR retries, doc/persecond.md's plausible frequencies and
+# doc/selection.md's reads and attempts of a trial), against that constant.
 client="${top_builddir:-.}/tests/syscall-client"
 standin="${top_builddir:-.}/tests/syscall-standin-client"
 doc="${srcdir:-tests}/../doc/security.md"
@@ -65,6 +65,14 @@ figure "the plausible frequencies' lower bound" \
 figure "the plausible frequencies' upper bound" \
   "$(power "${bounds#* }")" \
   "$(sed -n 's/^#define PERSECOND_MAX \([0-9]*\)ULL.*/\1/p' "$top_srcdir/lib/persecond.c")" "$persecond_doc"
+# selection.md, "Trying the counters": the reads and attempts of a trial.
+selection_doc="$top_srcdir/doc/selection.md"
+figure "a trial's reads" \
+  "$(sed -n 's/^3\. \([0-9]*\) reads, back to back\..*/\1/p' "$selection_doc")" \
+  "$(sed -n 's/^#define SELECT_SAMPLES \([0-9]*\).*/\1/p' "$top_srcdir/lib/select.h")" "$selection_doc"
+figure "a trial's attempts" \
+  "$(sed -n 's/.*repeated, up to \([0-9]*\) attempts, then the$/\1/p' "$selection_doc")" \
+  "$(sed -n 's/^#define SELECT_ATTEMPTS \([0-9]*\).*/\1/p' "$top_srcdir/lib/select.h")" "$selection_doc"
 
 skip() { echo "SKIP: $1"; [ "$failed" = 0 ] || exit 1; exit 77; }
 command -v strace >/dev/null 2>&1 || skip "no strace"
