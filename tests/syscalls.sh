@@ -65,6 +65,21 @@ figure "the plausible frequencies' lower bound" \
 figure "the plausible frequencies' upper bound" \
   "$(power "${bounds#* }")" \
   "$(sed -n 's/^#define PERSECOND_MAX \([0-9]*\)ULL.*/\1/p' "$top_srcdir/lib/persecond.c")" "$persecond_doc"
+# persecond.md: how much of each file is read.
+define() { sed -n "s/^#define $1 \\([0-9]*\\).*/\\1/p" "$top_srcdir/lib/persecond.c"; }
+figure "the setting file's bytes read" \
+  "$(sed -n 's/.*Of the file, the first \([0-9]*\) bytes are read;.*/\1/p' "$persecond_doc")" \
+  "$(define SETTING_FILE_BYTES)" "$persecond_doc"
+figure "a sysfs file's longest" \
+  "$(sed -n 's/.*A sysfs file must be at most \([0-9]*\) bytes long\..*/\1/p' "$persecond_doc")" \
+  "$(( $(define SYSFS_FILE_BYTES) - 1 ))" "$persecond_doc"
+figure "/proc/cpuinfo's bytes read" \
+  "$(sed -n 's/.*the first valid `cpu MHz`, or after \([0-9]*\) KiB\..*/\1/p' "$persecond_doc")" \
+  "$(( $(define CPUINFO_LIMIT) / 1024 ))" "$persecond_doc"
+figure "/proc/cpuinfo's read window" \
+  "$(sed -n 's/.*a line longer than the \([0-9]*\)-byte read window.*/\1/p' "$persecond_doc")" \
+  "$(define CPUINFO_WINDOW)" "$persecond_doc"
+
 # selection.md, "Trying the counters": the reads and attempts of a trial.
 selection_doc="$top_srcdir/doc/selection.md"
 figure "a trial's reads" \
