@@ -124,9 +124,9 @@ allowed() {
   awk -v n="$1" -v c="$2" '$1 == n && $2 == c { for (i = 3; i <= NF; i++) print $i }' "$tmp/table"
 }
 
-# observed LOG FROM TO: the calls made between the marks FROM and TO
-# (by the process that wrote FROM), one a line.
-observed() {
+# made LOG FROM TO: the calls made between the marks FROM and TO (by the
+# process that wrote FROM), one a line, as often as each is made, sorted.
+made() {
   awk -v from="\"syscalls: $2\"" -v to="\"syscalls: $3\"" '
     index($0, "write(-1, " from) { pid = $1; on = 1; next }
     on && $1 == pid && index($0, "write(-1, " to) { on = 0; next }
@@ -134,8 +134,10 @@ observed() {
       line = $0; sub(/^[0-9]+ +/, "", line)
       if (line ~ /^(---|\+\+\+|<\.\.\.)/) next
       sub(/\(.*/, "", line); print line
-    }' "$1" | sort -u
+    }' "$1" | sort
 }
+# observed LOG FROM TO: the same, each call once.
+observed() { made "$@" | uniq; }
 
 # check LABEL WHAT ALLOWED-FILE OBSERVED-FILE
 check() {
@@ -259,17 +261,6 @@ stated() {
   awk -F'|' -v n="$1" -v w="$2" -v k="${3:-1}" '$1 == n && $2 == w {
     c = split($3, a, " "); for (i = 1; i <= c; i++) for (j = 0; j < k; j++) print a[i]; found = 1
   } END { if (!found) print "(no row: " n ", " w ")" }' "$tmp/counts" | sort
-}
-# made LOG FROM TO: every call between the marks, as often as it is made.
-made() {
-  awk -v from="\"syscalls: $2\"" -v to="\"syscalls: $3\"" '
-    index($0, "write(-1, " from) { pid = $1; on = 1; next }
-    on && $1 == pid && index($0, "write(-1, " to) { on = 0; next }
-    on && $1 == pid {
-      line = $0; sub(/^[0-9]+ +/, "", line)
-      if (line ~ /^(---|\+\+\+|<\.\.\.)/) next
-      sub(/\(.*/, "", line); print line
-    }' "$1" | sort
 }
 # count LABEL STATED-FILE MADE-FILE
 count() {
