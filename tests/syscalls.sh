@@ -7,13 +7,92 @@
 # thread's first read".  Any call outside the table fails.  Skipped
 # without strace, where it cannot trace (no ptrace in a container), and
 # in sanitizer builds (their runtimes make calls of their own).
+#
+# The same page's other figures about the library are read here too: the
+# counts of "System calls, how many" (default-perfevent on software
+# events standing in for cycles events, through the seams:
+# tests/syscall-standin-client), the size of the shared library's TLS
+# segment ("Static TLS"), against `readelf -lW`, and the figures that a
+# constant of the library or of its tests enforces (the stack bound, the
+# EINTR retries, doc/persecond.md's plausible frequencies and
+# doc/selection.md's reads and attempts of a trial), against that constant.
 client="${top_builddir:-.}/tests/syscall-client"
+standin="${top_builddir:-.}/tests/syscall-standin-client"
 doc="${srcdir:-tests}/../doc/security.md"
 [ -x "$client" ] || { echo "SKIP: no $client"; exit 77; }
 [ -f "$doc" ] || { echo "FAIL: no $doc"; exit 1; }
-command -v strace >/dev/null 2>&1 || { echo "SKIP: no strace"; exit 77; }
-strace -f -qq -o /dev/null true >/dev/null 2>&1 || { echo "SKIP: strace cannot trace here"; exit 77; }
-[ "$("$client" checked-by)" = nothing ] || { echo "SKIP: a sanitizer's runtime makes calls of its own"; exit 77; }
+failed=0
+
+# The TLS segment of libcpucycles.so.1 on x86-64, as the page states it.
+so="${top_builddir:-.}/lib/.libs/libcpucycles.so.1"
+if [ "$(uname -m)" = x86_64 ] && [ -f "$so" ] && command -v readelf >/dev/null 2>&1; then
+  stated=$(sed -n 's/.*`PT_TLS` segment of \([0-9]*\) bytes on x86-64.*/\1/p' "$doc")
+  memsiz=$(readelf -lW "$so" | awk '$1 == "TLS" { print $6 }')
+  if [ -z "$stated" ]; then
+    echo "FAIL: $doc states no \`PT_TLS\` segment of N bytes on x86-64"; failed=1
+  elif [ "$((memsiz))" -ne "$stated" ]; then
+    echo "FAIL: $so's TLS segment is $((memsiz)) bytes, $doc says $stated"; failed=1
+  else
+    echo "PASS: the TLS segment: $stated bytes"
+  fi
+fi
+
+# figure WHAT STATED VALUE [PAGE]: a figure of the page (doc/security.md
+# unless named) against the constant that the library or its test holds.
+figure() {
+  if [ -z "$2" ] || [ "$2" != "$3" ]; then
+    echo "FAIL: $1: ${4:-$doc} says '$2', the code '$3'"; failed=1
+  else
+    echo "PASS: $1: $2"
+  fi
+}
+top_srcdir="${srcdir:-tests}/.."
+# "A small thread stack": the bound test-stack asserts.
+figure "the first call's stack bound" \
+  "$(sed -n 's/.*It takes at most \([0-9]*\) bytes of it (`SMALL_STACK_BOUND`.*/\1/p' "$doc")" \
+  "$(sed -n 's/^#define SMALL_STACK_BOUND \([0-9]*\).*/\1/p' "$top_srcdir/tests/cross/small-stack.h")"
+# "Sandboxes": the retries of a call interrupted by a signal.
+figure "EINTR retries" \
+  "$(sed -n 's/.*at most \([0-9]*\) times in a row$/\1/p' "$doc")" \
+  "$(sed -n 's/^#define CPUCYCLES_EINTR_TRIES \([0-9]*\).*/\1/p' "$top_srcdir/lib/readfile.h")"
+# persecond.md, "Plausibility": the bounds of a frequency value.
+persecond_doc="$top_srcdir/doc/persecond.md"
+bounds=$(sed -n 's/^\*\*\[10^\([0-9]*\), 10^\([0-9]*\)\] Hz\*\* .*/\1 \2/p' "$persecond_doc")
+power() { awk -v n="$1" 'BEGIN { if (n == "") exit; v = "1"; for (i = 0; i < n; i++) v = v "0"; print v }'; }
+figure "the plausible frequencies' lower bound" \
+  "$(power "${bounds% *}")" \
+  "$(sed -n 's/^#define PERSECOND_MIN \([0-9]*\)ULL.*/\1/p' "$top_srcdir/lib/persecond.c")" "$persecond_doc"
+figure "the plausible frequencies' upper bound" \
+  "$(power "${bounds#* }")" \
+  "$(sed -n 's/^#define PERSECOND_MAX \([0-9]*\)ULL.*/\1/p' "$top_srcdir/lib/persecond.c")" "$persecond_doc"
+# persecond.md: how much of each file is read.
+define() { sed -n "s/^#define $1 \\([0-9]*\\).*/\\1/p" "$top_srcdir/lib/persecond.c"; }
+figure "the setting file's bytes read" \
+  "$(sed -n 's/.*Of the file, the first \([0-9]*\) bytes are read;.*/\1/p' "$persecond_doc")" \
+  "$(define SETTING_FILE_BYTES)" "$persecond_doc"
+figure "a sysfs file's longest" \
+  "$(sed -n 's/.*A sysfs file must be at most \([0-9]*\) bytes long\..*/\1/p' "$persecond_doc")" \
+  "$(( $(define SYSFS_FILE_BYTES) - 1 ))" "$persecond_doc"
+figure "/proc/cpuinfo's bytes read" \
+  "$(sed -n 's/.*the first valid `cpu MHz`, or after \([0-9]*\) KiB\..*/\1/p' "$persecond_doc")" \
+  "$(( $(define CPUINFO_LIMIT) / 1024 ))" "$persecond_doc"
+figure "/proc/cpuinfo's read window" \
+  "$(sed -n 's/.*a line longer than the \([0-9]*\)-byte read window.*/\1/p' "$persecond_doc")" \
+  "$(define CPUINFO_WINDOW)" "$persecond_doc"
+
+# selection.md, "Trying the counters": the reads and attempts of a trial.
+selection_doc="$top_srcdir/doc/selection.md"
+figure "a trial's reads" \
+  "$(sed -n 's/^3\. \([0-9]*\) reads, back to back\..*/\1/p' "$selection_doc")" \
+  "$(sed -n 's/^#define SELECT_SAMPLES \([0-9]*\).*/\1/p' "$top_srcdir/lib/select.h")" "$selection_doc"
+figure "a trial's attempts" \
+  "$(sed -n 's/.*repeated, up to \([0-9]*\) attempts, then the$/\1/p' "$selection_doc")" \
+  "$(sed -n 's/^#define SELECT_ATTEMPTS \([0-9]*\).*/\1/p' "$top_srcdir/lib/select.h")" "$selection_doc"
+
+skip() { echo "SKIP: $1"; [ "$failed" = 0 ] || exit 1; exit 77; }
+command -v strace >/dev/null 2>&1 || skip "no strace"
+strace -f -qq -o /dev/null true >/dev/null 2>&1 || skip "strace cannot trace here"
+[ "$("$client" checked-by)" = nothing ] || skip "a sanitizer's runtime makes calls of its own"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/syscalls.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
@@ -45,9 +124,9 @@ allowed() {
   awk -v n="$1" -v c="$2" '$1 == n && $2 == c { for (i = 3; i <= NF; i++) print $i }' "$tmp/table"
 }
 
-# observed LOG FROM TO: the calls made between the marks FROM and TO
-# (by the process that wrote FROM), one a line.
-observed() {
+# made LOG FROM TO: the calls made between the marks FROM and TO (by the
+# process that wrote FROM), one a line, as often as each is made, sorted.
+made() {
   awk -v from="\"syscalls: $2\"" -v to="\"syscalls: $3\"" '
     index($0, "write(-1, " from) { pid = $1; on = 1; next }
     on && $1 == pid && index($0, "write(-1, " to) { on = 0; next }
@@ -55,10 +134,11 @@ observed() {
       line = $0; sub(/^[0-9]+ +/, "", line)
       if (line ~ /^(---|\+\+\+|<\.\.\.)/) next
       sub(/\(.*/, "", line); print line
-    }' "$1" | sort -u
+    }' "$1" | sort
 }
+# observed LOG FROM TO: the same, each call once.
+observed() { made "$@" | uniq; }
 
-failed=0
 # check LABEL WHAT ALLOWED-FILE OBSERVED-FILE
 check() {
   extra=$(sort -u "$3" | comm -13 - "$4" | tr '\n' ' ')
@@ -154,4 +234,78 @@ done
 for c in $built; do
   run "$c named" "$c"
 done
+
+# How many: the counts table, "| `COUNTER` | WHEN | `call` `call` ... |",
+# each call as often as it is made.  WHEN is "each read" (the client's
+# 1000 reads, in the first thread and in the second), "a thread's first
+# read", "a thread's first read, its count stuck at 0" (events opened
+# disabled: their count is 0 until the library's remedy enables them),
+# or, with the second thread's opens refused, its first read and its
+# reads of the fallback clock.
+sed -n '/<!-- syscall counts: begin/,/<!-- syscall counts: end/p' "$doc" | awk -F'|' '
+  /^\| *(---|counter) / || !/^\|/ { next }
+  {
+    name = $2; sub(/^ *`/, "", name); sub(/` *$/, "", name)
+    when = $3; sub(/^ */, "", when); sub(/ *$/, "", when)
+    cell = $4; calls = ""
+    while (match(cell, /`[a-z0-9_]+`/)) {
+      calls = calls " " substr(cell, RSTART + 1, RLENGTH - 2)
+      cell = substr(cell, RSTART + RLENGTH)
+    }
+    print name "|" when "|" calls
+  }' > "$tmp/counts"
+[ -s "$tmp/counts" ] || { echo "FAIL: no counts table in $doc"; exit 1; }
+
+# stated COUNTER WHEN [TIMES]: the calls stated, each TIMES times, sorted.
+stated() {
+  awk -F'|' -v n="$1" -v w="$2" -v k="${3:-1}" '$1 == n && $2 == w {
+    c = split($3, a, " "); for (i = 1; i <= c; i++) for (j = 0; j < k; j++) print a[i]; found = 1
+  } END { if (!found) print "(no row: " n ", " w ")" }' "$tmp/counts" | sort
+}
+# count LABEL STATED-FILE MADE-FILE
+count() {
+  if cmp -s "$2" "$3"; then
+    echo "PASS: $1: $(uniq -c < "$3" | awk '{ printf "%s%s x%s", s, $2, $1; s = ", " }')"
+  else
+    echo "FAIL: $1: doc/security.md's counts differ (-stated +made):"
+    diff "$2" "$3" | sed -n 's/^\([<>]\) /  \1 /p' | sed 's/^  </  -/; s/^  >/  +/' | uniq -c
+    failed=1
+  fi
+}
+# counted MODE: default-perfevent on the stand-in's events.
+counted() {
+  log=$tmp/standin.log
+  CPUCYCLES_COUNTER=default-perfevent strace -f -qq -o "$log" "$standin" "$1" > "$tmp/out" 2>&1
+  rc=$?
+  [ "$rc" = 77 ] && { echo "SKIP: $1: no perf events in this build"; return; }
+  [ "$rc" = 0 ] && [ "$(tail -n 1 "$tmp/out")" = default-perfevent ] ||
+    { echo "SKIP: $1: no software perf events here: $(tail -n 1 "$tmp/out")"; return; }
+  made "$log" "thread first read" "thread reads" > "$tmp/made"
+  if [ "$1" = stand-in ]; then
+    stated default-perfevent "a thread's first read" > "$tmp/stated"
+    count "default-perfevent: a thread's first read" "$tmp/stated" "$tmp/made"
+    stated default-perfevent "each read" 1000 > "$tmp/stated"
+    made "$log" "reads" "end" > "$tmp/made"
+    count "default-perfevent: 1000 reads" "$tmp/stated" "$tmp/made"
+    made "$log" "thread reads" "thread end" > "$tmp/made"
+    count "default-perfevent: a thread's 1000 reads" "$tmp/stated" "$tmp/made"
+  elif [ "$1" = stand-in-zero ]; then
+    stated default-perfevent "a thread's first read, its count stuck at 0" > "$tmp/stated"
+    count "default-perfevent: a thread's first read, stuck at 0" "$tmp/stated" "$tmp/made"
+  else
+    [ "$(uname -m)" = x86_64 ] || { echo "SKIP: $1: its rows are x86-64's"; return; }
+    stated default-perfevent "a thread's first read, every privilege combination refused (\`EINVAL\`), named, on x86-64" > "$tmp/stated"
+    count "default-perfevent: a thread's first read, refused" "$tmp/stated" "$tmp/made"
+    stated default-perfevent "each read of a thread refused its event, named, on x86-64" 1000 > "$tmp/stated"
+    made "$log" "thread reads" "thread end" > "$tmp/made"
+    count "default-perfevent: 1000 reads of a thread refused its event" "$tmp/stated" "$tmp/made"
+  fi
+}
+if [ -x "$standin" ]; then
+  counted stand-in
+  counted stand-in-zero
+  counted stand-in-einval
+else
+  echo "SKIP: no $standin: the counts are not checked"
+fi
 exit $failed

@@ -316,7 +316,8 @@ static int opened_fd(int i)
 }
 
 /* The first number the library moves events to: the top quarter of the
- * soft descriptor limit, at most 4096 (doc/security.md). */
+ * soft descriptor limit, at most 4096 (doc/perf-counters.md, "Descriptors
+ * the program closes"). */
 static int high_number(void)
 {
   struct rlimit rl;
