@@ -54,13 +54,20 @@ case $privileged in
   *"implementation default-gettimeofday") echo "FAIL: override obeyed under setuid"; failed=$((failed + 1)) ;;
 esac
 # Its choice is a normal one: what the same binary picks with no override.
-# Counters that tie within a cycle (amd64-tsc and amd64-tscasm read the same
-# TSC) may win in turn from one process to the next, more so under a
-# sanitizer: so the normal choices are those of several plain runs.
+# Counters that tie within noise (amd64-tsc and amd64-tscasm read the same
+# TSC, 10 cycles apart by the order alone) may win in turn from one process
+# to the next, more so under a sanitizer and a loaded machine: so the normal
+# choices are those of several plain runs, and every counter that a plain
+# traced run (cpucycles-info) finds working within 30 cycles of the best.
 normal=
 for run in 1 2 3 4 5 6; do
   normal="$normal|$(env -u CPUCYCLES_COUNTER "$dir/plain" env | sed 's/.*implementation //')"
 done
+if [ -x "$builddir/src/cpucycles-info" ]; then
+  normal="$normal|$(env -u CPUCYCLES_COUNTER "$builddir/src/cpucycles-info" 2>/dev/null | awk '
+    $1 == "cpucycles" && $2 == "tracesetup" && $6 > 0 { p[$4] = $6; if (!best || $6 < best) best = $6 }
+    END { for (n in p) if (p[n] <= best + 30) printf "%s|", n }')"
+fi
 normal=$(printf '%s\n' "$normal" | tr '|' '\n' | sed '/^$/d' | sort -u | paste -sd '|' -)
 check "setuid process makes a normal choice ($normal)" "implementation ($normal)\$" "$privileged"
 
