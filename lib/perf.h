@@ -2,7 +2,7 @@
  * event opened with pid 0, cpu -1 counts the calling thread only, so each
  * counter keeps a struct cpucycles_perf_event per thread (static __thread:
  * doc/security.md, "Static TLS"), opened on the thread's first read and
- * closed at thread exit, in a fork child and at unload (perf-registry.c).
+ * closed at thread exit and in a fork child (perf-registry.c).
  * The counters differ only in the instruction that reads the counter the
  * page names and in attr.config1 (arm64). */
 #ifndef CPUCYCLES_PERF_H
