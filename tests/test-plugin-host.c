@@ -3,7 +3,8 @@
  * a loop, while the main thread forks children that only _exit(0).  The
  * host and every child must survive, and nothing may hang: each test runs
  * in a process of its own (Check's fork mode) under alarm(), so a hang
- * ends as a failure.
+ * ends as a failure.  And a fresh copy's first call takes no heap where
+ * no perf event opens.
  *
  * The library is dlopened from the build directory (LIBRARY); the test
  * program does not link it. */
@@ -12,13 +13,19 @@
 #include "check-run.h"
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/perf_event.h>
+#endif
 
 #define FORKS 2000
 #define COPIES 64
@@ -157,6 +164,78 @@ START_TEST(fork_during_first_call_of_a_copy_being_unloaded)
 }
 END_TEST
 
+/* Whether this thread can open a hardware cycles event (user mode): where
+ * it can, the library may, and its thread-locals are then allocated. */
+static int perf_event_opens(void)
+{
+#if defined(__linux__) && defined(SYS_perf_event_open)
+  struct perf_event_attr attr;
+  int fd;
+  memset(&attr, 0, sizeof attr);
+  attr.type = PERF_TYPE_HARDWARE;
+  attr.size = sizeof attr;
+  attr.config = PERF_COUNT_HW_CPU_CYCLES;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  fd = (int) syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+  if (fd < 0) return 0;
+  close(fd);
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+/* The heap in use, as glibc counts it. */
+static size_t heap_in_use(void)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+  return mallinfo2().uordblks;
+#else
+  return 0;
+#endif
+}
+
+/* A second, fresh copy (its own namespace) after a first one loaded, called
+ * and unloaded: the first copy's thread-locals may have taken glibc's
+ * optional static TLS, so the second's would come from the heap (the
+ * dynamic linker's malloc) on the thread's first touch.  Where no perf
+ * event opens, the first call touches none. */
+START_TEST(fresh_copys_first_call_takes_no_heap)
+{
+  cycles_fn **cycles;
+  const char *(*implementation)(void);
+  size_t before, after;
+  void *h;
+  alarm(BOUND);
+  if (perf_event_opens()) {
+    fprintf(stderr, "a perf event opens here: its thread-locals may take heap; not checked\n");
+    return;
+  }
+  ck_assert(load_call_unload(LIBRARY, 0) != 0);
+#ifdef LM_ID_NEWLM
+  h = dlmopen(LM_ID_NEWLM, LIBRARY, RTLD_NOW | RTLD_LOCAL);
+#else
+  h = 0;
+#endif
+  if (!h) {
+    fprintf(stderr, "no dlmopen namespace: not checked\n");
+    return;
+  }
+  *(void **) &cycles = dlsym(h, "cpucycles");
+  *(void **) &implementation = dlsym(h, "cpucycles_implementation");
+  ck_assert(cycles != 0 && implementation != 0);
+  before = heap_in_use();
+  (*cycles)();
+  (*cycles)();
+  implementation();
+  after = heap_in_use();
+  ck_assert_msg(after == before, "the first call took %ld bytes of heap (%s)",
+                (long) (after - before), implementation());
+  dlclose(h);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("plugin-host");
@@ -164,6 +243,7 @@ int main(void)
   tcase_set_timeout(t, BOUND + 20);
   tcase_add_test(t, fork_while_another_thread_unloads);
   tcase_add_test(t, fork_during_first_call_of_a_copy_being_unloaded);
+  tcase_add_test(t, fresh_copys_first_call_takes_no_heap);
   suite_add_tcase(s, t);
   return run_suite(s);
 }
