@@ -122,9 +122,11 @@ static void trace_write_kept(int may_wait)
  * handlers and the descriptors being tried.  Not pthread_once: glibc runs
  * an unfinished once routine again in a forked child.
  *
- * The handlers are registered at load, before any first call (glibc drops
- * them at dlclose); not under probing, since glibc runs prepare handlers
- * holding its atfork lock, which pthread_atfork also takes.  The program's
+ * The handlers are registered at load, before any first call, and stay:
+ * the library is linked -z nodelete, so that a dlclose in another thread
+ * never unmaps a handler a fork is running.  Not under probing, since
+ * glibc runs prepare handlers holding its atfork lock, which
+ * pthread_atfork also takes.  The program's
  * own fork handlers may make the first call while fork holds probing
  * (forkhold.h): the forking thread then makes it without taking it. */
 #ifndef _WIN32 /* Windows has no fork() */

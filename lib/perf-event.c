@@ -8,6 +8,7 @@
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 
+#include "counter.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -131,6 +132,15 @@ static int open_on_pmu(const struct cpucycles_pmu *p, unsigned long long config1
   return open_cycles_as(p->type, p->raw, config1);
 }
 
+/* can_open's event, which the setup's open that follows takes or closes */
+static struct { int fd, held; } spare;
+
+static int open_plain(unsigned long long config1)
+{
+  if (__atomic_exchange_n(&spare.held, 0, __ATOMIC_RELAXED)) return spare.fd;
+  return open_cycles_as(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, config1);
+}
+
 /* Under the lock: a new root (tests) forgets the look. */
 static void check_root_locked(void)
 {
@@ -184,8 +194,7 @@ static int open_events_locked(struct cpucycles_perf_event *ev, int n,
     return -1;
   }
   for (i = 0; i < n; i++) {
-    fds[i] = pmus ? open_on_pmu(&pmus[i], config1)
-                  : open_cycles_as(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, config1);
+    fds[i] = pmus ? open_on_pmu(&pmus[i], config1) : open_plain(config1);
     if (fds[i] < 0) {
       undo_opens(fds, pages, i);
       return -1;
@@ -223,6 +232,15 @@ static int open_events_locked(struct cpucycles_perf_event *ev, int n,
   return 0;
 }
 
+int cpucycles_perf_can_open(struct counter_info *info, unsigned long long config1)
+{
+  int fd = open_cycles_as(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, config1);
+  if (fd < 0) return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_OPEN, errno);
+  if (__atomic_exchange_n(&spare.held, 1, __ATOMIC_RELAXED)) close(spare.fd);
+  spare.fd = fd;
+  return 0;
+}
+
 int cpucycles_perf_core_pmus(struct cpucycles_pmu *pmus, int max)
 {
   int found, i;
@@ -249,6 +267,7 @@ int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page,
     result = open_events_locked(ev, core.found, core.pmu, map_page, config1);
   else
     result = open_events_locked(ev, 1, 0, map_page, config1);
+  if (__atomic_exchange_n(&spare.held, 0, __ATOMIC_RELAXED)) close(spare.fd);
   cpucycles_perf_unlock();
   return result;
 }

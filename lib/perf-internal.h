@@ -20,9 +20,6 @@ void cpucycles_perf_unlock(void);
 int cpucycles_perf_link_locked(struct cpucycles_perf_event *ev);
 void cpucycles_perf_unlink_locked(struct cpucycles_perf_event *ev);
 long cpucycles_perf_held_locked(void);
-/* Whether an event was ever linked: until then paths that would only
- * close one touch no thread-local (they may allocate: doc/security.md). */
-int cpucycles_perf_ever_linked(void);
 
 /* perf-event.c. */
 void cpucycles_perf_close_locked(struct cpucycles_perf_event *ev);

@@ -2,13 +2,14 @@
  * process (doc/perf-counters.md, "Threads" and "Fork").  A pthread key
  * (created at load, among the first 32, whose values glibc keeps without
  * allocating) closes a thread's events at its exit; the process-wide list
- * closes every thread's in a fork child and at unload.  The lock is held
+ * closes every thread's in a fork child.  The library stays mapped once
+ * loaded (-z nodelete, doc/security.md "Unloading"): the key's destructor
+ * stays valid, and there is nothing to undo at dlclose().  The lock is held
  * around each open, close and list change, and across fork(), so that a
  * child never inherits an unlisted descriptor.  A signal handler in a
  * thread that holds it must not wait: the thread-local `mine` makes its
  * open fail and its close wait, no signal mask needed.  Fork's prepare
- * handler and unloading touch no thread-local (doc/security.md) and block
- * signals.  Epochs: a child made without the fork handlers (_Fork(),
+ * handler touches no thread-local (doc/security.md) and blocks signals.  Epochs: a child made without the fork handlers (_Fork(),
  * clone()) sees the epoch page zero-filled (MADV_WIPEONFORK, 4.14), and
  * its first thread at the lock adopts the process: a fresh lock, the
  * inherited events dropped, the next epoch.  Without the madvise, a plain
@@ -34,7 +35,7 @@ static struct {
   struct cpucycles_perf_event *all; /* every thread's open events */
   long held;                        /* their descriptors */
   pthread_key_t key;
-  int key_state;   /* 0 not created, 1 created, -1 failed or deleted */
+  int key_state;   /* 0 not created, 1 created, -1 failed */
   int ever_linked; /* set under the lock, never cleared */
   /* fork's prepare handler holds the lock for the forking thread until
    * the parent or child handler (forkhold.h) */
@@ -122,8 +123,7 @@ void cpucycles_perf_unlock(void)
   thread.mine = 0;
 }
 
-/* Fork's prepare handler and unloading: every signal blocked, no
- * thread-local. */
+/* Fork's prepare handler: every signal blocked, no thread-local. */
 static void lock_masked(sigset_t *saved)
 {
   sigset_t all;
@@ -208,11 +208,12 @@ int cpucycles_perf_ever_linked(void)
   return __atomic_load_n(&registry.ever_linked, __ATOMIC_RELAXED);
 }
 
-/* Take every event off the lists, closing its descriptors that are still
- * its own, and with forget, forgetting it.  Pages stay mapped: in a fork
- * child they were not copied (VM_DONTCOPY) and their addresses may hold
- * another mapping by now; at unload another thread may still read its. */
-static void drop_all_locked(int forget)
+/* In a child: every listed descriptor counts one of the parent's threads,
+ * closed where still its own, and forgotten.  Pages stay mapped: they were
+ * not copied (VM_DONTCOPY) and their addresses may hold another mapping
+ * by now.  The forking thread's events become UNOPENED: its next read
+ * opens the child's own. */
+static void drop_inherited_locked(void)
 {
   struct cpucycles_perf_event *ev, *next;
   for (ev = registry.all; ev; ev = next) {
@@ -221,18 +222,10 @@ static void drop_all_locked(int forget)
     ev->next = 0;
     ev->all_next = 0;
     ev->linked = 0;
-    if (forget) cpucycles_perf_forget(ev);
+    cpucycles_perf_forget(ev);
   }
   registry.all = 0;
   registry.held = 0;
-}
-
-/* In a child: every listed descriptor counts one of the parent's threads.
- * The forking thread's events become UNOPENED: its next read opens the
- * child's own. */
-static void drop_inherited_locked(void)
-{
-  drop_all_locked(1);
   if (!registry.ever_linked) return;
   thread.events = 0;
   if (registry.key_state == 1) pthread_setspecific(registry.key, 0);
@@ -267,30 +260,6 @@ void cpucycles_perf_atfork_child(struct cpucycles_perf_event *ev)
   /* not listed: a FALLBACK event, or one of a thread's own making */
   if (registry.ever_linked) cpucycles_perf_forget(ev);
   cpucycles_perf_unlock();
-}
-
-/* dlclose(): the key deleted (its destructor would be unmapped code),
- * every descriptor closed, the calling thread's events completely.
- * Another thread may still run (exit() runs destructors beside them): its
- * page stays mapped and its descriptor is forgotten, so its slow path
- * reads the page's offset or the fallback, never a reused number. */
-__attribute__((destructor)) static void unload(void)
-{
-  sigset_t saved;
-  lock_masked(&saved);
-  if (registry.ever_linked)
-    while (thread.events) cpucycles_perf_close_locked(thread.events);
-  if (!registry.all && registry.epoch_page) {
-    /* nobody reads the page any more: the epoch back in the static */
-    __atomic_store_n(&registry.plain_epoch, registry.epoch, __ATOMIC_RELEASE);
-    __atomic_store_n(&cpucycles_perf_epoch, &registry.plain_epoch, __ATOMIC_RELEASE);
-    munmap((void *) registry.epoch_page, cpucycles_perf_page_size());
-    registry.epoch_page = 0;
-  }
-  drop_all_locked(0);
-  if (registry.key_state == 1) pthread_key_delete(registry.key);
-  registry.key_state = -1;
-  unlock_masked(&saved);
 }
 
 #else

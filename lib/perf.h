@@ -2,7 +2,7 @@
  * event opened with pid 0, cpu -1 counts the calling thread only, so each
  * counter keeps a struct cpucycles_perf_event per thread (static __thread:
  * doc/security.md, "Static TLS"), opened on the thread's first read and
- * closed at thread exit, in a fork child and at unload (perf-registry.c).
+ * closed at thread exit and in a fork child (perf-registry.c).
  * The counters differ only in the instruction that reads the counter the
  * page names and in attr.config1 (arm64). */
 #ifndef CPUCYCLES_PERF_H
@@ -110,6 +110,15 @@ int cpucycles_perf_open_once(struct cpucycles_perf_event *ev, int map_page,
 /* Unmap, close, forget: UNOPENED.  Safe on any event. */
 void cpucycles_perf_close(struct cpucycles_perf_event *ev);
 
+struct counter_info;
+
+/* A thread touches its thread-local events (glibc may allocate them on the
+ * first touch: doc/security.md, "Static TLS") only where an event opens:
+ * a setup asks first, with no event, outside the registry's lock (under
+ * the first call's); a release closes only once one was ever linked. */
+int cpucycles_perf_can_open(struct counter_info *info, unsigned long long config1);
+int cpucycles_perf_ever_linked(void);
+
 /* The library's fork handlers' part: prepare holds the registry across
  * fork(), so that the child can close every inherited descriptor and
  * forget the pages (VM_DONTCOPY). */
@@ -137,8 +146,6 @@ void cpucycles_perf_set_persecond(long long persecond);
  * before it), the first max copied to pmus (may be NULL): cpucycles-info
  * reports these rather than looking again. */
 int cpucycles_perf_core_pmus(struct cpucycles_pmu *pmus, int max);
-
-struct counter_info;
 
 /* The slow path of cpucycles_perf_read_fast(): opens the thread's event
  * on its first read (mapped with rdpmc), then reads the page with rdpmc,

@@ -36,10 +36,11 @@ static long long perfpmc_read(void)
 
 static int perfpmc_setup(struct counter_info *info)
 {
+  if (cpucycles_perf_can_open(info, 0) != 0) return -1;
   return cpucycles_perf_setup(&event, rdpmc, 0, info);
 }
 
-static void perfpmc_release(void) { cpucycles_perf_close(&event); }
+static void perfpmc_release(void) { if (cpucycles_perf_ever_linked()) cpucycles_perf_close(&event); }
 static void perfpmc_atfork_child(void) { cpucycles_perf_atfork_child(&event); }
 
 const struct counter cpucycles_counter_amd64_perfpmc = {

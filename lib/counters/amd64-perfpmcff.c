@@ -67,6 +67,7 @@ static long long perfpmcff_read(void)
 
 static int perfpmcff_setup(struct counter_info *info)
 {
+  if (cpucycles_perf_can_open(info, 0) != 0) return -1;
   if (cpucycles_perf_open(&event, 1, 0) != 0)
     return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_OPEN, errno);
   if (event.state == CPUCYCLES_PERF_OPEN_EACH_PMU) {
@@ -89,7 +90,7 @@ static int perfpmcff_setup(struct counter_info *info)
   return 0;
 }
 
-static void perfpmcff_release(void) { cpucycles_perf_close(&event); }
+static void perfpmcff_release(void) { if (cpucycles_perf_ever_linked()) cpucycles_perf_close(&event); }
 static void perfpmcff_atfork_child(void) { cpucycles_perf_atfork_child(&event); }
 
 const struct counter cpucycles_counter_amd64_perfpmcff = {

@@ -60,11 +60,12 @@ static long long perfpmc_read(void)
 
 static int perfpmc_setup(struct counter_info *info)
 {
+  if (cpucycles_perf_can_open(info, ARM64_USER_ACCESS_64BIT) != 0) return -1;
   return cpucycles_perf_setup(&event, pmu_counter, ARM64_USER_ACCESS_64BIT,
                               info);
 }
 
-static void perfpmc_release(void) { cpucycles_perf_close(&event); }
+static void perfpmc_release(void) { if (cpucycles_perf_ever_linked()) cpucycles_perf_close(&event); }
 static void perfpmc_atfork_child(void) { cpucycles_perf_atfork_child(&event); }
 
 const struct counter cpucycles_counter_arm64_perfpmc = {

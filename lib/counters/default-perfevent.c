@@ -27,10 +27,11 @@ static long long perfevent_read(void)
 
 static int perfevent_setup(struct counter_info *info)
 {
+  if (cpucycles_perf_can_open(info, 0) != 0) return -1;
   return cpucycles_perf_setup(&event, 0, 0, info);
 }
 
-static void perfevent_release(void) { cpucycles_perf_close(&event); }
+static void perfevent_release(void) { if (cpucycles_perf_ever_linked()) cpucycles_perf_close(&event); }
 static void perfevent_atfork_child(void) { cpucycles_perf_atfork_child(&event); }
 
 const struct counter cpucycles_counter_default_perfevent = {

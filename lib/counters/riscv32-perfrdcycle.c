@@ -57,10 +57,11 @@ static long long perfrdcycle_read(void)
 
 static int perfrdcycle_setup(struct counter_info *info)
 {
+  if (cpucycles_perf_can_open(info, 0) != 0) return -1;
   return cpucycles_perf_setup(&event, pmu_counter, 0, info);
 }
 
-static void perfrdcycle_release(void) { cpucycles_perf_close(&event); }
+static void perfrdcycle_release(void) { if (cpucycles_perf_ever_linked()) cpucycles_perf_close(&event); }
 static void perfrdcycle_atfork_child(void) { cpucycles_perf_atfork_child(&event); }
 
 const struct counter cpucycles_counter_riscv32_perfrdcycle = {
