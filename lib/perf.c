@@ -8,13 +8,16 @@
 #include "osclock.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <time.h>
 
-/* The fallback clock's rate and base second (cpucycles_perf_set_persecond). */
+/* The fallback clock's rate, and its base second, taken at its first
+ * read in the process (LLONG_MIN until then): no clock is read for a
+ * process that never falls back. */
 static struct {
   long long persecond;
   long long base_sec;
-} fallback = { 1000000000LL, 0 };
+} fallback = { 1000000000LL, LLONG_MIN };
 
 /* read(2) of event i's count: one system call where the descriptor lives
  * high (perf-event.c); identity asked after a failed read, and before it
@@ -38,24 +41,24 @@ static int read_event(struct cpucycles_perf_event *ev, int i, long long *out,
 
 void cpucycles_perf_set_persecond(long long persecond)
 {
-  struct timespec t;
-  if (persecond <= 0) return;
-  cpucycles_osclock_setup();
-  if (cpucycles_perf_ops.clock(CLOCK_MONOTONIC, &t) == 0)
-    __atomic_store_n(&fallback.base_sec, (long long) t.tv_sec, __ATOMIC_RELAXED);
-  __atomic_store_n(&fallback.persecond, persecond, __ATOMIC_RELEASE);
+  if (persecond > 0) __atomic_store_n(&fallback.persecond, persecond, __ATOMIC_RELEASE);
 }
 
 long long cpucycles_perf_fallback(void)
 {
   long long persecond = __atomic_load_n(&fallback.persecond, __ATOMIC_ACQUIRE);
+  long long base = LLONG_MIN;
   unsigned long long seconds;
   struct timespec t;
+  cpucycles_osclock_setup(); /* the vDSO only where RDTSC was asked */
   if (cpucycles_perf_ops.clock(CLOCK_MONOTONIC, &t) != 0) return 0;
+  /* the first reader's second is every thread's base */
+  __atomic_compare_exchange_n(&fallback.base_sec, &base, (long long) t.tv_sec, 0,
+                              __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  if (base == LLONG_MIN) base = (long long) t.tv_sec;
   /* A time namespace offsets the clock by up to centuries: count from the
    * base second, unsigned (a wrap, not undefined behaviour). */
-  seconds = (unsigned long long) t.tv_sec -
-            (unsigned long long) __atomic_load_n(&fallback.base_sec, __ATOMIC_RELAXED);
+  seconds = (unsigned long long) t.tv_sec - (unsigned long long) base;
   return (long long) (seconds * (unsigned long long) persecond +
                       (unsigned long long) ((double) t.tv_nsec * (double) persecond / 1e9));
 }

@@ -129,9 +129,10 @@ void cpucycles_perf_fork_child(void);
 /* A counter's atfork_child: the same, and ev UNOPENED. */
 void cpucycles_perf_atfork_child(struct cpucycles_perf_event *ev);
 
-/* A thread without an event: CLOCK_MONOTONIC since the second of
- * cpucycles_perf_set_persecond(), scaled by its estimate (nanoseconds
- * until then): monotone, in the other threads' unit, no overflow. */
+/* A thread without an event: CLOCK_MONOTONIC since the second of the
+ * process's first fallback read, scaled by the estimate set_persecond
+ * stores (which reads no clock): monotone, in the other threads' unit,
+ * no overflow. */
 long long cpucycles_perf_fallback(void);
 void cpucycles_perf_set_persecond(long long persecond);
 

@@ -1658,7 +1658,7 @@ START_TEST(no_heap_in_a_first_read_after_40_program_keys)
 END_TEST
 
 /* The fallback clock through the clock seam: cycles since the second of
- * the first call, at the estimated rate. */
+ * its first read, at the estimated rate; setting the rate reads no clock. */
 static struct timespec fake_now;
 static int fake_clock(clockid_t clock, struct timespec *t)
 {
@@ -1670,9 +1670,11 @@ static int fake_clock(clockid_t clock, struct timespec *t)
 START_TEST(fallback_counts_cycles_at_the_estimated_rate)
 {
   cpucycles_perf_set_clock(fake_clock);
+  fake_now.tv_sec = 99;
+  cpucycles_perf_set_persecond(3000000000LL);
   fake_now.tv_sec = 100;
   fake_now.tv_nsec = 250000000;
-  cpucycles_perf_set_persecond(3000000000LL);
+  ck_assert_int_eq(cpucycles_perf_fallback(), 750000000LL);
   fake_now.tv_sec = 102;
   fake_now.tv_nsec = 500000000;
   ck_assert_int_eq(cpucycles_perf_fallback(), 2 * 3000000000LL + 1500000000LL);

@@ -308,6 +308,40 @@ START_TEST(prctl_kills_named_os_clock)
 }
 END_TEST
 
+/* A sandbox that kills the clocks' system calls and names a counter that
+ * reads no clock: the first call makes none (the perf counters' fallback
+ * clock takes its base second at its own first read, not in every first
+ * call). */
+static void name_zero(void)
+{
+  if (setenv("CPUCYCLES_COUNTER", "default-zero", 1) != 0) _exit(3);
+}
+
+#if defined(__x86_64__)
+static void name_tsc(void)
+{
+  if (setenv("CPUCYCLES_COUNTER", "amd64-tsc", 1) != 0) _exit(3);
+}
+#endif
+
+START_TEST(clocks_killed_named_counter_reads_none)
+{
+  static const struct refusal refused[] = {
+    { "clock_gettime", SANDBOX_KILL }, { "gettimeofday", SANDBOX_KILL },
+  };
+  struct outcome out;
+
+  first_call_under(refused, 2, name_zero, &out);
+  ck_assert_msg(out.result == SANDBOX_DONE, "default-zero named: %s", out.report);
+  ck_assert_str_eq(out.implementation, "default-zero");
+#if defined(__x86_64__)
+  first_call_under(refused, 2, name_tsc, &out);
+  assert_counts(&out, "clocks killed, amd64-tsc named");
+  ck_assert_str_eq(out.implementation, "amd64-tsc");
+#endif
+}
+END_TEST
+
 START_TEST(prctl_eperm_rdtsc_allowed) { prctl_refused_rdtsc_allowed(EPERM); }
 END_TEST
 START_TEST(prctl_enosys_rdtsc_allowed) { prctl_refused_rdtsc_allowed(ENOSYS); }
@@ -613,6 +647,7 @@ int main(void)
 #endif
 #if defined(__x86_64__) || defined(__i386__)
   tcase_add_test(t, prctl_kills_named_os_clock);
+  tcase_add_test(t, clocks_killed_named_counter_reads_none);
   tcase_add_test(t, prctl_eperm_rdtsc_allowed);
   tcase_add_test(t, prctl_enosys_rdtsc_allowed);
   tcase_add_test(t, prctl_eperm_rdtsc_disabled);
