@@ -1164,8 +1164,12 @@ START_TEST(probe_survives_pmcff_where_the_cpu_refuses_rdpmc)
   ck_assert_int_eq(c->setup(&info), 0); /* no instruction run here */
   ck_assert_int_eq(info.may_fault, 1);
   c->release();
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(UNDER_SANITIZER)
   if (cpu_refuses_fixed_rdpmc()) probe_passes_over(c);
+#elif defined(__x86_64__)
+  /* the runtime's own SEGV handler reports the deliberate fault of the
+   * rdpmc trial and aborts: left to the plain run */
+  fprintf(stderr, "the CPU's refused RDPMC: not tried under a sanitizer\n");
 #endif
 }
 END_TEST
