@@ -167,11 +167,9 @@ static void on_fork_child(void)
 }
 
 #if defined(PIC) && defined(__GLIBC__) && defined(LM_ID_BASE)
-/* The shared library in the base namespace marks itself RTLD_NODELETE
- * (glibc 2.34 and later release the atfork lock while a handler runs).  A
- * dlmopen namespace's copy registers with that namespace's C library,
- * whose handlers the host's fork() never runs: it stays unloadable, and
- * namespaces may come and go (doc/security.md, "Unloading"). */
+/* The base namespace's copy marks itself RTLD_NODELETE; a dlmopen
+ * namespace's registers with a C library whose handlers the host's fork()
+ * never runs, and stays unloadable (doc/security.md, "Unloading"). */
 static void keep_if_base(void)
 {
   Dl_info self;

@@ -22,25 +22,12 @@ double cpucycles_multiplier_of(const double *estimates, int n);
 double cpucycles_multiplier_measure(long long (*read)(void), long long persecond,
                                     double *estimate);
 
-/* A rate a counter's setup states (CNTFRQ_EL0, CPUID, the time base),
- * checked against the same clock over the probe's sampling: a paired
- * reading opens the window and one closes it, no waiting of its own. */
-struct rate_window {
-  long long usec, ticks, spread; /* the opening reading; spread -1: none */
-};
-
-enum rate_verdict {
-  RATE_NOT_CHECKED = 0, /* no stated rate, or the clock did not answer */
-  RATE_AGREES,          /* within the measurement's error */
-  RATE_DISAGREES        /* beyond it: the stated rate is not used */
-};
-
+/* A stated rate (Hz) checked against the same clock between two paired
+ * readings around the probe's sampling (doc/selection.md, step 2); *seen:
+ * ticks per second, 0 when the clock could not tell. */
+struct rate_window { long long usec, ticks, spread; /* spread -1: none */ };
+enum rate_verdict { RATE_NOT_CHECKED, RATE_AGREES, RATE_DISAGREES };
 void cpucycles_rate_window_open(struct rate_window *w, long long (*read)(void));
-
-/* The verdict on stated (Hz) over the window: the ticks counted against
- * stated times the elapsed time, each end known to its readings' spread
- * plus the clock's microsecond, and the count to a tick.  *seen: ticks
- * per second over the window, 0 when the clock could not tell. */
 enum rate_verdict cpucycles_rate_window_close(const struct rate_window *w,
                                               long long (*read)(void),
                                               long long stated, double *seen);

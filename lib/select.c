@@ -74,10 +74,8 @@ static long long smallest_step(long long (*read)(void), int only32)
   return smallest < 0 ? 0 : smallest;
 }
 
-/* A stated rate (not an OS clock's, whose resolution is its own) is
- * checked against the clock over the sampling; where the two disagree,
- * the counter is a timer of unknown rate, as libcpucycles takes every
- * timer: its multiplier measured, its penalty as stated. */
+/* A stated rate (not an OS clock's) that the clock contradicts: a timer
+ * of unknown rate, as libcpucycles takes every timer; penalty as stated. */
 static void check_stated_rate(struct trial *t, const struct rate_window *w)
 {
   long long (*read)(void) = t->counter->read;

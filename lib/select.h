@@ -53,12 +53,10 @@ struct probe_report {
   long long bump;            /* 10 for each earlier counter that works */
   int signal;                /* the crash signal, 0 when none */
   struct catch_status catch; /* PROBE_NOT_TRIED: why not */
-  /* A rate setup stated (before a failed check: info then says
-   * rate_unknown), checked against the clock over the sampling: */
-  struct rate_check {
-    long long stated;          /* Hz; 0 when none was stated */
-    double seen;               /* ticks per second seen, 0: not measured */
-    enum rate_verdict verdict; /* RATE_DISAGREES: the multiplier measured */
+  struct rate_check {        /* a stated rate (Hz, 0: none) checked */
+    long long stated;
+    double seen;
+    enum rate_verdict verdict; /* DISAGREES: info says rate_unknown */
   } rate;
   int backwards;             /* attempts whose reads went backwards */
   int attempts;              /* sampling attempts made */
