@@ -4,7 +4,6 @@
  * doc/security.md ("Threads, fork, signals") gives the reasons below. */
 #include "counter.h" /* first: config.h sets _GNU_SOURCE */
 #ifndef _WIN32
-#include <dlfcn.h>
 #include <pthread.h>
 #endif
 #include <stdio.h>
@@ -124,9 +123,8 @@ static void trace_write_kept(int may_wait)
  * an unfinished once routine again in a forked child.
  *
  * The handlers are registered at load, before any first call, and stay:
- * the copy whose handlers the host's fork() runs, the base namespace's,
- * keeps itself loaded, so that a dlclose in another thread never unmaps a
- * handler a fork is running (keep_if_base).  Not under probing, since
+ * the library is linked -z nodelete, so that a dlclose in another thread
+ * never unmaps a handler a fork is running.  Not under probing, since
  * glibc runs prepare handlers holding its atfork lock, which
  * pthread_atfork also takes.  The program's
  * own fork handlers may make the first call while fork holds probing
@@ -166,30 +164,8 @@ static void on_fork_child(void)
   pthread_mutex_unlock(&probing);
 }
 
-#if defined(PIC) && defined(__GLIBC__) && defined(LM_ID_BASE)
-/* The base namespace's copy marks itself RTLD_NODELETE; a dlmopen
- * namespace's registers with a C library whose handlers the host's fork()
- * never runs, and stays unloadable (doc/security.md, "Unloading"). */
-static void keep_if_base(void)
-{
-  Dl_info self;
-  Lmid_t ns;
-  void *h;
-  if (!dladdr((void *) keep_if_base, &self) || !self.dli_fname) return;
-  if (!(h = dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD))) return;
-  if (dlinfo(h, RTLD_DI_LMID, &ns) == 0 && ns == LM_ID_BASE) {
-    void *kept = dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
-    if (kept) dlclose(kept);
-  }
-  dlclose(h);
-}
-#else
-static void keep_if_base(void) {}
-#endif
-
 __attribute__((constructor)) static void register_fork_handlers(void)
 {
-  keep_if_base();
   pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
 }
 #endif

@@ -248,32 +248,6 @@ START_TEST(fresh_copys_first_call_takes_no_heap)
 }
 END_TEST
 
-/* A host that opens and closes dlmopen namespaces, each calling the
- * library: a namespace's copy registers its fork handlers with that
- * namespace's C library, which the host's fork() never runs, so only the
- * base namespace's copy is kept loaded; namespaces come and go without
- * end (kept, each would keep its C library and its share of glibc's
- * static TLS reserve: about 8 in a process's life). */
-START_TEST(namespaces_come_and_go)
-{
-#if defined(LM_ID_NEWLM) && !defined(UNDER_SANITIZER)
-  int i;
-  alarm(BOUND);
-  for (i = 0; i < 40; i++) {
-    cycles_fn **cycles;
-    void *h = dlmopen(LM_ID_NEWLM, LIBRARY, RTLD_NOW | RTLD_LOCAL);
-    ck_assert_msg(h != 0, "namespace %d: %s", i, dlerror());
-    *(void **) &cycles = dlsym(h, "cpucycles");
-    ck_assert(cycles != 0);
-    (*cycles)();
-    ck_assert_int_eq(dlclose(h), 0);
-  }
-#else
-  fprintf(stderr, "namespaces: not loaded under a sanitizer (or no dlmopen)\n");
-#endif
-}
-END_TEST
-
 int main(void)
 {
   Suite *s = suite_create("plugin-host");
@@ -282,7 +256,6 @@ int main(void)
   tcase_add_test(t, fork_while_another_thread_unloads);
   tcase_add_test(t, fork_during_first_call_of_a_copy_being_unloaded);
   tcase_add_test(t, fresh_copys_first_call_takes_no_heap);
-  tcase_add_test(t, namespaces_come_and_go);
   suite_add_tcase(s, t);
   return run_suite(s);
 }
