@@ -89,6 +89,14 @@ figure "a trial's attempts" \
   "$(sed -n 's/.*repeated, up to \([0-9]*\) attempts, then the$/\1/p' "$selection_doc")" \
   "$(sed -n 's/^#define SELECT_ATTEMPTS \([0-9]*\).*/\1/p' "$top_srcdir/lib/select.h")" "$selection_doc"
 
+perf_doc="$top_srcdir/doc/perf-counters.md"
+figure "the events' descriptor cap's floor" \
+  "$(sed -n 's/.*RLIMIT_NOFILE` (at least \([0-9]*\);.*/\1/p' "$perf_doc")" \
+  "$(sed -n 's/.*rl\.rlim_cur \/ 4 < \([0-9]*\)) return.*/\1/p' "$top_srcdir/lib/perf-event.c")" "$perf_doc"
+figure "the stuck count's spin" \
+  "$(sed -n 's/.*two spins of \([0-9]*\)$/\1/p' "$perf_doc")" \
+  "$(sed -n 's/^ *for (i = 0; i < \([0-9]*\); i++) { }.*/\1/p' "$top_srcdir/lib/perf.c")" "$perf_doc"
+
 skip() { echo "SKIP: $1"; [ "$failed" = 0 ] || exit 1; exit 77; }
 command -v strace >/dev/null 2>&1 || skip "no strace"
 strace -f -qq -o /dev/null true >/dev/null 2>&1 || skip "strace cannot trace here"
