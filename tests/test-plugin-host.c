@@ -87,17 +87,24 @@ static void fork_children(int count, int wait_first_call)
   }
 }
 
+/* ThreadSanitizer's runtime forks a threaded process that dlopens and
+ * dlcloses poorly (seen: fork() failing, a run timing out): the fork cases
+ * are left to the plain, AddressSanitizer and valgrind runs. */
+static int skipped_under_tsan(void)
+{
+#ifdef UNDER_TSAN
+  fprintf(stderr, "fork while unloading: not run under ThreadSanitizer\n");
+  return 1;
+#else
+  return 0;
+#endif
+}
+
 START_TEST(fork_while_another_thread_unloads)
 {
   pthread_t t;
   void *r;
-#ifdef UNDER_TSAN
-  /* ThreadSanitizer's runtime forks a threaded process that dlopens and
-   * dlcloses poorly (seen: fork() failing, a run timing out): left to the
-   * plain, AddressSanitizer and valgrind runs */
-  fprintf(stderr, "fork while unloading: not run under ThreadSanitizer\n");
-  return;
-#endif
+  if (skipped_under_tsan()) return;
   alarm(BOUND);
   ck_assert_int_eq(pthread_create(&t, 0, loader_same_path, 0), 0);
   fork_children(FORKS, 0);
@@ -168,13 +175,7 @@ START_TEST(fork_during_first_call_of_a_copy_being_unloaded)
 {
   pthread_t t;
   void *r;
-#ifdef UNDER_TSAN
-  /* ThreadSanitizer's runtime forks a threaded process that dlopens and
-   * dlcloses poorly (seen: fork() failing, a run timing out): left to the
-   * plain, AddressSanitizer and valgrind runs */
-  fprintf(stderr, "fork while unloading: not run under ThreadSanitizer\n");
-  return;
-#endif
+  if (skipped_under_tsan()) return;
   alarm(BOUND);
   make_copies();
   ck_assert_int_eq(pthread_create(&t, 0, loader_fresh_copies, 0), 0);
