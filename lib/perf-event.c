@@ -1,9 +1,11 @@
 /* perf-event.c: a thread's perf cycles event: its open, identity and
- * close.  The program may close our descriptors (close_range) and reuse
- * the numbers (doc/perf-counters.md, "Descriptors"), so an event lives
- * high, where a read(2) needs no question first, and its kernel id
- * (PERF_EVENT_IOC_ID) is checked on the slow paths: a number no longer the
- * event's is never read, written or closed again.  No id: trusted. */
+ * close, the perf code's lowest layer (perf-internal.h), which knows
+ * nothing of the registry that serialises, lists and closes events.  The
+ * program may close our descriptors (close_range) and reuse the numbers
+ * (doc/perf-counters.md, "Descriptors"), so an event lives high, where a
+ * read(2) needs no question first, and its kernel id (PERF_EVENT_IOC_ID)
+ * is checked on the slow paths: a number no longer the event's is never
+ * read, written or closed again.  No id: trusted. */
 #include "perf-internal.h" /* first: config.h, _GNU_SOURCE */
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
@@ -22,7 +24,7 @@
 
 #define EVENTS_HIGH_MAX 4096
 
-/* The core PMUs, under the registry's lock. */
+/* The core PMUs, under the callers' serialisation (perf-internal.h). */
 static struct {
   struct cpucycles_pmu pmu[CPUCYCLES_PMU_MAX];
   int looked;       /* (all zero: in .bss) */
@@ -132,7 +134,7 @@ static int open_on_pmu(const struct cpucycles_pmu *p, unsigned long long config1
   return open_cycles_as(p->type, p->raw, config1);
 }
 
-/* can_open's event, which the setup's open that follows takes or closes */
+/* can_open's event, which the open that follows takes or closes */
 static struct { int fd, held; } spare;
 
 static int open_plain(unsigned long long config1)
@@ -141,8 +143,8 @@ static int open_plain(unsigned long long config1)
   return open_cycles_as(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, config1);
 }
 
-/* Under the lock: a new root (tests) forgets the look. */
-static void check_root_locked(void)
+/* A new root (tests) forgets the look. */
+static void check_root(void)
 {
   const char *root = cpucycles_perf_ops.sysfs_root();
   if (root != core.root) {
@@ -169,26 +171,27 @@ static void undo_opens(const int *fds, void *const *pages, int n)
   errno = err;
 }
 
-/* ev's n events, one per core PMU (pmus 0: the one plain event), all or
- * none, moved high, mapped with map_page, linked.  The process's first
- * event looks for the core PMUs (not before: a machine without perf
- * events reads no sysfs for them); two or more make it hybrid. */
-static int open_events_locked(struct cpucycles_perf_event *ev, int n,
-                              const struct cpucycles_pmu *pmus, int map_page,
-                              unsigned long long config1)
+/* One event per core PMU on a hybrid CPU, else the one plain event: all
+ * or none, moved high, mapped with map_page.  The process's first event
+ * looks for the core PMUs (not before: a machine without perf events
+ * reads no sysfs for them); two or more make it hybrid. */
+static int open_all(struct cpucycles_perf_event *ev, int map_page,
+                    unsigned long long config1, long held)
 {
   int fds[CPUCYCLES_PMU_MAX] = { 0 };
   void *pages[CPUCYCLES_PMU_MAX] = { 0 };
-  int i, base = 0, asks = 0;
-  long held;
+  int i, n, base = 0, asks = 0;
+  const struct cpucycles_pmu *pmus;
 
+  check_root();
+  pmus = core.looked && core.found >= 2 ? core.pmu : 0;
+  n = pmus ? core.found : 1;
   if (n > CPUCYCLES_PMU_MAX) {
     errno = ENOSPC; /* setup says why: CPUCYCLES_PERF_REFUSAL_PMUS */
     return -1;
   }
   /* (the limit asked only where events are held: the ceiling is at
    * least 16, more than n, so none held is never past it) */
-  held = cpucycles_perf_held_locked();
   if (held > 0 && held > events_ceiling() - n) {
     errno = EMFILE;
     return -1;
@@ -206,7 +209,7 @@ static int open_events_locked(struct cpucycles_perf_event *ev, int n,
       core.looked = 1;
       if (core.found >= 2) {
         close(fds[0]);
-        return open_events_locked(ev, core.found, core.pmu, map_page, config1);
+        return open_all(ev, map_page, config1, held);
       }
     }
     if (map_page && !(pages[i] = map_page_of(fds[i]))) {
@@ -221,15 +224,16 @@ static int open_events_locked(struct cpucycles_perf_event *ev, int n,
     *cpucycles_perf_page_of(ev, i) = pages[i];
     *(i == 0 ? &ev->id : &ev->more_id[i - 1]) = event_id(fds[i]);
   }
-  if (cpucycles_perf_link_locked(ev) != 0) {
-    ev->more = 0;
-    ev->fd = -1;
-    ev->page = 0;
-    undo_opens(fds, pages, n);
-    return -1;
-  }
   ev->state = pmus ? CPUCYCLES_PERF_OPEN_EACH_PMU : CPUCYCLES_PERF_OPEN;
   return 0;
+}
+
+int cpucycles_perf_event_open(struct cpucycles_perf_event *ev, int map_page,
+                              unsigned long long config1, long held)
+{
+  int result = open_all(ev, map_page, config1, held);
+  if (__atomic_exchange_n(&spare.held, 0, __ATOMIC_RELAXED)) close(spare.fd);
+  return result;
 }
 
 int cpucycles_perf_can_open(struct counter_info *info, unsigned long long config1)
@@ -241,56 +245,14 @@ int cpucycles_perf_can_open(struct counter_info *info, unsigned long long config
   return 0;
 }
 
-int cpucycles_perf_core_pmus(struct cpucycles_pmu *pmus, int max)
+int cpucycles_perf_event_pmus(struct cpucycles_pmu *pmus, int max)
 {
   int found, i;
-  if (cpucycles_perf_lock() != 0) return -1;
-  check_root_locked();
+  check_root();
   found = core.looked ? core.found : -1;
   for (i = 0; pmus && i < found && i < max && i < CPUCYCLES_PMU_MAX; i++)
     pmus[i] = core.pmu[i];
-  cpucycles_perf_unlock();
   return found;
-}
-
-int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page,
-                        unsigned long long config1)
-{
-  int result;
-  if (cpucycles_perf_lock() != 0) {
-    errno = EDEADLK; /* a signal handler of a thread in the registry */
-    return -1;
-  }
-  if (cpucycles_perf_ever_linked()) cpucycles_perf_close_locked(ev);
-  check_root_locked();
-  if (core.looked && core.found >= 2)
-    result = open_events_locked(ev, core.found, core.pmu, map_page, config1);
-  else
-    result = open_events_locked(ev, 1, 0, map_page, config1);
-  if (__atomic_exchange_n(&spare.held, 0, __ATOMIC_RELAXED)) close(spare.fd);
-  cpucycles_perf_unlock();
-  return result;
-}
-
-/* ev open in another process: a child made without the fork handlers. */
-static int inherited(const struct cpucycles_perf_event *ev)
-{
-  return cpucycles_perf_is_open(ev) && ev->epoch != cpucycles_perf_current_epoch();
-}
-
-int cpucycles_perf_open_once(struct cpucycles_perf_event *ev, int map_page,
-                             unsigned long long config1)
-{
-  if (inherited(ev)) {
-    if (cpucycles_perf_lock() != 0) return 0; /* adopts the process: */
-    if (inherited(ev)) cpucycles_perf_forget(ev); /* dropped, not listed */
-    cpucycles_perf_unlock();
-  }
-  if (ev->state != CPUCYCLES_PERF_UNOPENED) return 0;
-  if (cpucycles_perf_open(ev, map_page, config1) == 0) return 1;
-  /* (refused in a signal handler: tried again on a later read) */
-  if (errno != EDEADLK) ev->state = CPUCYCLES_PERF_FALLBACK;
-  return 0;
 }
 
 int cpucycles_perf_is_ours(struct cpucycles_perf_event *ev, int i)
@@ -331,10 +293,9 @@ void cpucycles_perf_forget(struct cpucycles_perf_event *ev)
   ev->more = 0;
 }
 
-void cpucycles_perf_close_locked(struct cpucycles_perf_event *ev)
+void cpucycles_perf_event_close(struct cpucycles_perf_event *ev)
 {
   int i;
-  cpucycles_perf_unlink_locked(ev);
   if (cpucycles_perf_is_open(ev)) {
     for (i = 0; i <= ev->more; i++) {
       volatile struct perf_event_mmap_page **page = cpucycles_perf_page_of(ev, i);
@@ -344,20 +305,6 @@ void cpucycles_perf_close_locked(struct cpucycles_perf_event *ev)
     cpucycles_perf_close_fds(ev);
   }
   cpucycles_perf_forget(ev);
-}
-
-void cpucycles_perf_close(struct cpucycles_perf_event *ev)
-{
-  /* no event ever opened: nothing to close, no thread-local touched */
-  if (!cpucycles_perf_ever_linked()) return;
-  /* nothing open or listed: only this thread changes its event, no lock */
-  if (!ev->linked && !cpucycles_perf_is_open(ev)) {
-    cpucycles_perf_forget(ev);
-    return;
-  }
-  if (cpucycles_perf_lock() != 0) return; /* left open, for a later close */
-  cpucycles_perf_close_locked(ev);
-  cpucycles_perf_unlock();
 }
 
 #else

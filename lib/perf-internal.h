@@ -1,35 +1,145 @@
-/* perf-internal.h: what perf.c, perf-event.c and perf-registry.c share
- * (perf.h: what the counters see; doc/perf-counters.md, "How the code is
- * shared"). */
+/* perf-internal.h: what every layer of the perf code needs (the event's
+ * fields, the epoch, the system table, the page's read), then the lowest
+ * layer's functions: an event's open, identity and close (perf-event.c),
+ * which know nothing of the registry (perf-registry.h) or of the read
+ * path (perf.h) above them (doc/perf-counters.md, "How the code is
+ * shared"; tests/perf-layers.sh). */
 #ifndef CPUCYCLES_PERF_INTERNAL_H
 #define CPUCYCLES_PERF_INTERNAL_H
 
-#include "perf.h"
+/* The perf files include this first (the RV32 check compiles them with
+ * no config.h). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#if defined(__linux__) && defined(__has_include)
+#if __has_include(<linux/perf_event.h>)
+#define CPUCYCLES_PERF_AVAILABLE 1
+#endif
+#endif
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 
+#include <sys/types.h>
+#include <time.h>
+#include <linux/perf_event.h>
 #include <unistd.h>
 
-/* perf-registry.c.  lock: 0 with the registry held; -1 in a signal
- * handler whose thread holds it already (the open fails, the close waits
- * for a later one). */
-int cpucycles_perf_lock(void);
-void cpucycles_perf_unlock(void);
-/* Under the lock: put ev on its thread's list and the process's (-1: no
- * thread key, nobody would close it); take it off; the descriptors held. */
-int cpucycles_perf_link_locked(struct cpucycles_perf_event *ev);
-void cpucycles_perf_unlink_locked(struct cpucycles_perf_event *ev);
-long cpucycles_perf_held_locked(void);
+#include "pmu.h"
 
-/* perf-event.c. */
-void cpucycles_perf_close_locked(struct cpucycles_perf_event *ev);
-/* Close each descriptor of an open ev that is still its own; fd -1. */
-void cpucycles_perf_close_fds(struct cpucycles_perf_event *ev);
-/* ev UNOPENED, every field but the lists' cleared. */
-void cpucycles_perf_forget(struct cpucycles_perf_event *ev);
-/* Whether event i's descriptor is still the event's: one ioctl, none
- * where the kernel gave no id. */
-int cpucycles_perf_is_ours(struct cpucycles_perf_event *ev, int i);
+/* The process's epoch, in a page that a child made without the fork
+ * handlers sees zero-filled (perf-registry.c, "Epochs"): an event whose
+ * epoch differs takes no hot path. */
+extern const volatile unsigned int *cpucycles_perf_epoch
+  __attribute__((visibility("hidden")));
+
+/* Two relaxed loads (plain loads on every ISA). */
+static inline unsigned int cpucycles_perf_current_epoch(void)
+{
+  return __atomic_load_n(__atomic_load_n(&cpucycles_perf_epoch, __ATOMIC_RELAXED),
+                         __ATOMIC_RELAXED);
+}
+
+enum {
+  CPUCYCLES_PERF_UNOPENED = 0, /* not tried in this thread (or dropped) */
+  CPUCYCLES_PERF_OPEN,         /* fd (and page, when asked for) are ours */
+  CPUCYCLES_PERF_FALLBACK,     /* refused: reads answer the fallback */
+  CPUCYCLES_PERF_OPEN_EACH_PMU /* a hybrid CPU: one event per core PMU
+                                  (fd/page, more_fd/more_page), summed */
+};
+
+/* One thread's event; all zero is UNOPENED, so a static __thread needs no
+ * initialiser. */
+struct cpucycles_perf_event {
+  int state;
+  int fd;
+  volatile struct perf_event_mmap_page *page; /* 0 unless mapped */
+  struct cpucycles_perf_event *next;          /* the thread's open events */
+  struct cpucycles_perf_event *all_next;      /* every thread's */
+  int linked;                                 /* on those lists */
+  int fast;           /* the counter's note that its hot path may be taken;
+                         cleared whenever the event is closed or dropped */
+  unsigned int epoch; /* the process's that opened it */
+  int more;           /* OPEN_EACH_PMU: the events beyond the first */
+  int more_fd[CPUCYCLES_PMU_MAX - 1];
+  volatile struct perf_event_mmap_page *more_page[CPUCYCLES_PMU_MAX - 1];
+  /* the kernel's event ids (0: none), checked on the slow paths, so that a
+   * number the program closed and reused is left alone (perf-event.c) */
+  unsigned long long id;
+  unsigned long long more_id[CPUCYCLES_PMU_MAX - 1];
+  int asks;  /* a descriptor stayed low: identity asked before each read */
+  long long last; /* read(2) only: the last value read, and the base that */
+  long long base; /* keeps the values growing across a replaced event */
+};
+
+/* A counter's user-space read of hardware counter `counter` (the page's
+ * index - 1): rdpmc in its ISA's form. */
+typedef unsigned long long (*cpucycles_perf_rdpmc_fn)(unsigned int counter);
+
+/* The system as the perf code sees it: perf_event_open(2), ioctl(2) on an
+ * event, the fallback's clock, and the root of /sys ("": the real one; the
+ * PMUs are looked for again when the pointer changes).  One const table,
+ * lib/perf-sys.c; test builds link tests/seams.c in its place. */
+struct cpucycles_perf_ops {
+  int (*open)(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+              unsigned long flags);
+  int (*ioctl)(int fd, unsigned long request, void *arg);
+  int (*clock)(clockid_t clock, struct timespec *t);
+  const char *(*sysfs_root)(void);
+};
+extern const struct cpucycles_perf_ops cpucycles_perf_ops
+  __attribute__((visibility("hidden")));
+
+/* The count from a self-monitoring page, as <linux/perf_event.h>
+ * prescribes: offset + rdpmc(index - 1) sign-extended from pmc_width,
+ * retried while `lock` changes.  0 with *out; -1 without user reads
+ * (cap_user_rdpmc 0, a bad width) or at index 0 (not on a counter now)
+ * unless index0_counts (the count is then the offset).  Inline, so that a
+ * counter's rdpmc and a constant index0_counts compile to the
+ * instruction, no call, no dead branch. */
+static inline int cpucycles_perf_page_count(
+    const volatile struct perf_event_mmap_page *pg,
+    cpucycles_perf_rdpmc_fn rdpmc, long long *out, int index0_counts)
+{
+  unsigned int seq, index, width;
+  unsigned long long offset, pmc;
+
+  do {
+    seq = pg->lock;
+    /* the kernel updates it from this thread's CPU: a compiler barrier */
+    __asm__ __volatile__("" ::: "memory");
+    index = pg->index;
+    offset = (unsigned long long) pg->offset;
+    if (!pg->cap_user_rdpmc || index == 0) {
+      if (!index0_counts || !pg->cap_user_rdpmc) return -1;
+      width = 64;
+      pmc = 0;
+    } else {
+      width = pg->pmc_width;
+      if (width == 0 || width > 64) return -1;
+      pmc = rdpmc(index - 1);
+    }
+    __asm__ __volatile__("" ::: "memory");
+  } while (pg->lock != seq);
+
+  /* the kernel starts the counter negative: sign-extend, add (unsigned) */
+  pmc <<= 64 - width;
+  pmc = (unsigned long long) ((long long) pmc >> (64 - width));
+  *out = (long long) (offset + pmc);
+  return 0;
+}
+
+/* The page read of a thread's one event: -1 at index 0. */
+static inline int cpucycles_perf_page_read(
+    const volatile struct perf_event_mmap_page *pg,
+    cpucycles_perf_rdpmc_fn rdpmc, long long *out)
+{
+  return cpucycles_perf_page_count(pg, rdpmc, out, 0);
+}
 
 static inline int cpucycles_perf_is_open(const struct cpucycles_perf_event *ev)
 {
@@ -54,6 +164,31 @@ static inline size_t cpucycles_perf_page_size(void)
   long size = sysconf(_SC_PAGESIZE);
   return size > 0 ? (size_t) size : 4096;
 }
+
+/* perf-event.c, serialised by the callers.  Open ev (UNOPENED) for the
+ * calling thread: close-on-exec, attr.config1 = config1, its page mapped
+ * with map_page; on a hybrid CPU one per core PMU (OPEN_EACH_PMU; ENOSPC
+ * beyond CPUCYCLES_PMU_MAX); EMFILE, with no system call, where the
+ * process's `held` descriptors would pass its ceiling.  0, or -1. */
+int cpucycles_perf_event_open(struct cpucycles_perf_event *ev, int map_page,
+                              unsigned long long config1, long held);
+struct counter_info;
+/* A thread touches its thread-local events (glibc may allocate them on the
+ * first touch: doc/security.md, "Static TLS") only where an event opens:
+ * a setup asks first, with no event and no lock (under the first call's);
+ * the event_open that follows takes that descriptor or closes it. */
+int cpucycles_perf_can_open(struct counter_info *info, unsigned long long config1);
+/* Unmap, close what is still its own, forget: UNOPENED. */
+void cpucycles_perf_event_close(struct cpucycles_perf_event *ev);
+/* The core PMUs the first open found: cpucycles_perf_core_pmus(). */
+int cpucycles_perf_event_pmus(struct cpucycles_pmu *pmus, int max);
+/* Close each descriptor of an open ev that is still its own; fd -1. */
+void cpucycles_perf_close_fds(struct cpucycles_perf_event *ev);
+/* ev UNOPENED, every field but the lists' cleared. */
+void cpucycles_perf_forget(struct cpucycles_perf_event *ev);
+/* Whether event i's descriptor is still the event's: one ioctl, none
+ * where the kernel gave no id. */
+int cpucycles_perf_is_ours(struct cpucycles_perf_event *ev, int i);
 
 #endif /* CPUCYCLES_PERF_AVAILABLE */
 

@@ -14,12 +14,13 @@
  * its first thread at the lock adopts the process: a fresh lock, the
  * inherited events dropped, the next epoch.  Without the madvise, a plain
  * static: only fork() children are handled. */
-#include "perf-internal.h" /* first: config.h, _GNU_SOURCE */
+#include "perf-registry.h" /* first: config.h, _GNU_SOURCE */
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 
 #include "forkhold.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -52,10 +53,11 @@ static __thread struct {
   volatile int mine;
 } thread;
 
-/* Read by every perf hot path, apart from the registry (perf.h). */
+/* Read by every perf hot path, apart from the registry (perf-internal.h). */
 const volatile unsigned int *cpucycles_perf_epoch = &registry.plain_epoch;
 
 static void drop_inherited_locked(void);
+static void cpucycles_perf_close_locked(struct cpucycles_perf_event *ev);
 
 static void set_up_epoch_locked(void)
 {
@@ -104,7 +106,9 @@ static void adopt_if_child(void)
   while (__atomic_load_n(&page[0], __ATOMIC_ACQUIRE) == 0) sched_yield();
 }
 
-int cpucycles_perf_lock(void)
+/* 0 with the registry held; -1 in a signal handler whose thread holds it
+ * already (the open fails, the close waits for a later one). */
+static int cpucycles_perf_lock(void)
 {
   if (cpucycles_fork_hold_mine(&registry.for_fork)) return 0;
   if (thread.mine) return -1;
@@ -115,7 +119,7 @@ int cpucycles_perf_lock(void)
   return 0;
 }
 
-void cpucycles_perf_unlock(void)
+static void cpucycles_perf_unlock(void)
 {
   if (cpucycles_fork_hold_mine(&registry.for_fork)) return;
   pthread_mutex_unlock(&registry.lock);
@@ -159,7 +163,9 @@ __attribute__((constructor)) static void create_thread_key(void)
       pthread_key_create(&registry.key, close_thread_events) == 0 ? 1 : -1;
 }
 
-int cpucycles_perf_link_locked(struct cpucycles_perf_event *ev)
+/* Under the lock: put ev on its thread's list and the process's (-1: no
+ * thread key, nobody would close it); take it off. */
+static int cpucycles_perf_link_locked(struct cpucycles_perf_event *ev)
 {
   if (registry.key_state != 1) return -1;
   if (pthread_setspecific(registry.key, ev) != 0) return -1;
@@ -176,7 +182,7 @@ int cpucycles_perf_link_locked(struct cpucycles_perf_event *ev)
   return 0;
 }
 
-void cpucycles_perf_unlink_locked(struct cpucycles_perf_event *ev)
+static void cpucycles_perf_unlink_locked(struct cpucycles_perf_event *ev)
 {
   struct cpucycles_perf_event **p;
   if (!ev->linked) return;
@@ -198,14 +204,78 @@ void cpucycles_perf_unlink_locked(struct cpucycles_perf_event *ev)
   if (registry.key_state == 1) pthread_setspecific(registry.key, thread.events);
 }
 
-long cpucycles_perf_held_locked(void)
-{
-  return registry.held;
-}
-
 int cpucycles_perf_ever_linked(void)
 {
   return __atomic_load_n(&registry.ever_linked, __ATOMIC_RELAXED);
+}
+
+/* Off the lists, then the event's own close. */
+static void cpucycles_perf_close_locked(struct cpucycles_perf_event *ev)
+{
+  cpucycles_perf_unlink_locked(ev);
+  cpucycles_perf_event_close(ev);
+}
+
+int cpucycles_perf_open(struct cpucycles_perf_event *ev, int map_page,
+                        unsigned long long config1)
+{
+  int result;
+  if (cpucycles_perf_lock() != 0) {
+    errno = EDEADLK; /* a signal handler of a thread in the registry */
+    return -1;
+  }
+  if (cpucycles_perf_ever_linked()) cpucycles_perf_close_locked(ev);
+  result = cpucycles_perf_event_open(ev, map_page, config1, registry.held);
+  if (result == 0 && cpucycles_perf_link_locked(ev) != 0) {
+    cpucycles_perf_event_close(ev); /* nobody would close it */
+    result = -1;
+  }
+  cpucycles_perf_unlock();
+  return result;
+}
+
+/* ev open in another process: a child made without the fork handlers. */
+static int inherited(const struct cpucycles_perf_event *ev)
+{
+  return cpucycles_perf_is_open(ev) && ev->epoch != cpucycles_perf_current_epoch();
+}
+
+int cpucycles_perf_open_once(struct cpucycles_perf_event *ev, int map_page,
+                             unsigned long long config1)
+{
+  if (inherited(ev)) {
+    if (cpucycles_perf_lock() != 0) return 0; /* adopts the process: */
+    if (inherited(ev)) cpucycles_perf_forget(ev); /* dropped, not listed */
+    cpucycles_perf_unlock();
+  }
+  if (ev->state != CPUCYCLES_PERF_UNOPENED) return 0;
+  if (cpucycles_perf_open(ev, map_page, config1) == 0) return 1;
+  /* (refused in a signal handler: tried again on a later read) */
+  if (errno != EDEADLK) ev->state = CPUCYCLES_PERF_FALLBACK;
+  return 0;
+}
+
+void cpucycles_perf_close(struct cpucycles_perf_event *ev)
+{
+  /* no event ever opened: nothing to close, no thread-local touched */
+  if (!cpucycles_perf_ever_linked()) return;
+  /* nothing open or listed: only this thread changes its event, no lock */
+  if (!ev->linked && !cpucycles_perf_is_open(ev)) {
+    cpucycles_perf_forget(ev);
+    return;
+  }
+  if (cpucycles_perf_lock() != 0) return; /* left open, for a later close */
+  cpucycles_perf_close_locked(ev);
+  cpucycles_perf_unlock();
+}
+
+int cpucycles_perf_core_pmus(struct cpucycles_pmu *pmus, int max)
+{
+  int found;
+  if (cpucycles_perf_lock() != 0) return -1;
+  found = cpucycles_perf_event_pmus(pmus, max);
+  cpucycles_perf_unlock();
+  return found;
 }
 
 /* In a child: every listed descriptor counts one of the parent's threads,

@@ -1,6 +1,7 @@
-/* perf.c: the perf counters' slow read path, fallback clock and setup
- * (perf.h, perf-internal.h, doc/perf-counters.md). */
-#include "perf-internal.h" /* first: config.h, _GNU_SOURCE */
+/* perf.c: the perf counters' slow read path, fallback clock and setup,
+ * above the registry and an event's open and close (perf.h,
+ * doc/perf-counters.md). */
+#include "perf.h" /* first: config.h, _GNU_SOURCE */
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 

@@ -59,7 +59,7 @@ static __attribute__((noinline)) long long perfpmcff_slow(void)
 
 static long long perfpmcff_read(void)
 {
-  /* (the epoch: not in a child made without fork handlers, lib/perf.h) */
+  /* (the epoch: not in a child made without fork handlers: perf-internal.h) */
   if (__builtin_expect(event.fast && event.epoch == cpucycles_perf_current_epoch(), 1))
     return (long long) rdpmc(FIXED_CYCLES);
   return perfpmcff_slow();
