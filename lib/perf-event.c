@@ -224,6 +224,7 @@ static int open_all(struct cpucycles_perf_event *ev, int map_page,
     *cpucycles_perf_page_of(ev, i) = pages[i];
     *(i == 0 ? &ev->id : &ev->more_id[i - 1]) = event_id(fds[i]);
   }
+  ev->kind = cpucycles_perf_kind(map_page, config1);
   ev->state = pmus ? CPUCYCLES_PERF_OPEN_EACH_PMU : CPUCYCLES_PERF_OPEN;
   return 0;
 }

@@ -53,7 +53,8 @@ enum {
 };
 
 /* One thread's event; all zero is UNOPENED, so a static __thread needs no
- * initialiser. */
+ * initialiser.  The perf counters share one per thread (perf.h): kind
+ * says which of them can read it. */
 struct cpucycles_perf_event {
   int state;
   int fd;
@@ -66,15 +67,25 @@ struct cpucycles_perf_event {
   unsigned int epoch; /* the process's that opened it */
   int more;           /* OPEN_EACH_PMU: the events beyond the first */
   int more_fd[CPUCYCLES_PMU_MAX - 1];
+  int asks;  /* a descriptor stayed low: identity asked before each read */
   volatile struct perf_event_mmap_page *more_page[CPUCYCLES_PMU_MAX - 1];
   /* the kernel's event ids (0: none), checked on the slow paths, so that a
    * number the program closed and reused is left alone (perf-event.c) */
   unsigned long long id;
   unsigned long long more_id[CPUCYCLES_PMU_MAX - 1];
-  int asks;  /* a descriptor stayed low: identity asked before each read */
+  unsigned long long kind; /* cpucycles_perf_kind() it was last opened
+                              (or refused) as; kept when closed */
   long long last; /* read(2) only: the last value read, and the base that */
   long long base; /* keeps the values growing across a replaced event */
 };
+
+/* What an event is opened as: attr.config1 (arm64 uses bits 0 and 1) and
+ * whether its page is mapped. */
+static inline unsigned long long cpucycles_perf_kind(int map_page,
+                                                     unsigned long long config1)
+{
+  return config1 << 1 | (map_page != 0);
+}
 
 /* A counter's user-space read of hardware counter `counter` (the page's
  * index - 1): rdpmc in its ISA's form. */

@@ -243,15 +243,21 @@ static int inherited(const struct cpucycles_perf_event *ev)
 int cpucycles_perf_open_once(struct cpucycles_perf_event *ev, int map_page,
                              unsigned long long config1)
 {
+  unsigned long long kind = cpucycles_perf_kind(map_page, config1);
   if (inherited(ev)) {
     if (cpucycles_perf_lock() != 0) return 0; /* adopts the process: */
     if (inherited(ev)) cpucycles_perf_forget(ev); /* dropped, not listed */
     cpucycles_perf_unlock();
   }
+  /* another perf counter's (the probe set each up in turn): closed */
+  if (ev->state != CPUCYCLES_PERF_UNOPENED && ev->kind != kind) cpucycles_perf_close(ev);
   if (ev->state != CPUCYCLES_PERF_UNOPENED) return 0;
   if (cpucycles_perf_open(ev, map_page, config1) == 0) return 1;
   /* (refused in a signal handler: tried again on a later read) */
-  if (errno != EDEADLK) ev->state = CPUCYCLES_PERF_FALLBACK;
+  if (errno != EDEADLK) {
+    ev->state = CPUCYCLES_PERF_FALLBACK;
+    ev->kind = kind;
+  }
   return 0;
 }
 

@@ -12,6 +12,8 @@
 #include <limits.h>
 #include <time.h>
 
+__thread struct cpucycles_perf_event cpucycles_perf_thread_event;
+
 /* The fallback clock's rate, and its base second, taken at its first
  * read in the process (LLONG_MIN until then): no clock is read for a
  * process that never falls back. */
@@ -245,6 +247,25 @@ int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
   info->frequency = 0;
   info->only32 = 0;
   return 0;
+}
+
+int cpucycles_perf_counter_setup(cpucycles_perf_rdpmc_fn rdpmc,
+                                 unsigned long long config1,
+                                 struct counter_info *info)
+{
+  if (cpucycles_perf_can_open(info, config1) != 0) return -1;
+  return cpucycles_perf_setup(&cpucycles_perf_thread_event, rdpmc, config1, info);
+}
+
+void cpucycles_perf_counter_release(void)
+{
+  /* (no event ever opened: the thread-local left untouched) */
+  if (cpucycles_perf_ever_linked()) cpucycles_perf_close(&cpucycles_perf_thread_event);
+}
+
+void cpucycles_perf_counter_atfork_child(void)
+{
+  cpucycles_perf_atfork_child(&cpucycles_perf_thread_event);
 }
 
 #else

@@ -1,17 +1,23 @@
 /* perf.h: what the perf_event counters share (doc/perf-counters.md), its
  * read path and setup (perf.c) above perf-registry.h.  An event opened
- * with pid 0, cpu -1 counts the calling thread only, so each
- * counter keeps a struct cpucycles_perf_event per thread (static __thread:
- * doc/security.md, "Static TLS"), opened on the thread's first read and
- * closed at thread exit and in a fork child (perf-registry.c).
- * The counters differ only in the instruction that reads the counter the
- * page names and in attr.config1 (arm64). */
+ * with pid 0, cpu -1 counts the calling thread only, so each thread has
+ * one struct cpucycles_perf_event (doc/security.md, "Static TLS"), opened
+ * on the thread's first read and closed at thread exit and in a fork
+ * child (perf-registry.c).  The counters differ only in the instruction
+ * that reads the counter the page names and in attr.config1 (arm64). */
 #ifndef CPUCYCLES_PERF_H
 #define CPUCYCLES_PERF_H
 
 #include "perf-registry.h" /* first: config.h, _GNU_SOURCE */
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
+
+/* The calling thread's event, shared by the perf counters: one of them is
+ * chosen, the others only set up in turn by the probe, so one event a
+ * thread is all they need; a read by a counter of another kind closes and
+ * reopens it (cpucycles_perf_open_once). */
+extern __thread struct cpucycles_perf_event cpucycles_perf_thread_event
+  __attribute__((visibility("hidden")));
 
 /* A thread without an event: CLOCK_MONOTONIC since the second of the
  * process's first fallback read, scaled by the estimate set_persecond
@@ -47,6 +53,15 @@ int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
                          unsigned long long config1,
                          struct counter_info *info);
 
+/* The same for the thread's event, a plain event opened first with no
+ * thread-local touched (cpucycles_perf_can_open); and a perf counter's
+ * release and atfork_child, which close and drop the thread's event. */
+int cpucycles_perf_counter_setup(cpucycles_perf_rdpmc_fn rdpmc,
+                                 unsigned long long config1,
+                                 struct counter_info *info);
+void cpucycles_perf_counter_release(void);
+void cpucycles_perf_counter_atfork_child(void);
+
 /* The hot path of the page-reading counters, inlined into each with its
  * TLS event and its rdpmc: one state and epoch test, the page loop, the
  * instruction; anything else (a hybrid CPU's events too) the slow path. */
@@ -56,6 +71,7 @@ static inline long long cpucycles_perf_read_fast(
 {
   long long count;
   if (__builtin_expect(ev->state == CPUCYCLES_PERF_OPEN &&
+                       ev->kind == cpucycles_perf_kind(1, config1) &&
                        ev->epoch == cpucycles_perf_current_epoch(), 1) &&
       cpucycles_perf_page_read(ev->page, rdpmc, &count) == 0)
     return count;

@@ -957,6 +957,48 @@ START_TEST(perfpmc_index_zero_reads_the_descriptor)
 }
 END_TEST
 
+/* The perf counters share one event a thread (perf.h; doc/security.md,
+ * "Static TLS"): a counter's setup replaces another's event, and a read by
+ * a counter of another kind (mapped or not, its config1) closes the event
+ * and opens its own, never reading the other's (a page counter with no
+ * page would crash). */
+START_TEST(perf_counters_share_the_threads_event)
+{
+  const char *const pagers[] = { "amd64-perfpmc", "arm64-perfpmc",
+                                 "riscv64-perfrdcycle", "riscv32-perfrdcycle" };
+  const struct counter *paged = 0, *plain = find_counter("default-perfevent");
+  struct counter_info info;
+  unsigned long long first_word;
+  size_t i;
+  for (i = 0; i < sizeof pagers / sizeof *pagers && !paged; i++)
+    paged = find_counter(pagers[i]);
+  if (!paged || !plain) return;
+  /* index 0: the page counter reads read(2) too, no instruction run;
+   * every read of a fresh event gives the page's first 8 bytes */
+  fake_page_template(0, 0, 1);
+  page_template.version = 42;
+  memcpy(&first_word, &page_template, sizeof first_word);
+  cpucycles_perf_set_opener(memfd_open);
+  ck_assert_int_eq(paged->setup(&info), 0);
+  ck_assert_int_eq(plain->setup(&info), 0);
+  ck_assert_int_eq(open_calls, 2);
+  ck_assert(fd_is_closed(opened_fd(0))); /* replaced, not kept beside */
+  ck_assert_int_eq(paged->read(), (long long) first_word);
+  ck_assert_int_eq(open_calls, 3);
+  ck_assert(fd_is_closed(opened_fd(1)));
+  ck_assert_int_eq(last_attr.config1 != 0, strcmp(paged->name, "arm64-perfpmc") == 0);
+  ck_assert_int_eq(plain->read(), (long long) first_word);
+  ck_assert_int_eq(open_calls, 4);
+  ck_assert(fd_is_closed(opened_fd(2)));
+  ck_assert_uint_eq(last_attr.config1, 0);
+  plain->read();
+  ck_assert_int_eq(open_calls, 4); /* its own event again: no new open */
+  paged->release();
+  ck_assert(fd_is_closed(opened_fd(3)));
+  plain->release();
+}
+END_TEST
+
 /* Each perfpmc counter asks for the attr.config1 its kernel wants: arm64's
  * user access (bit 1) and 64-bit counter (bit 0), nothing elsewhere; in
  * setup and when a thread opens its own event on its first read. */
@@ -2871,6 +2913,7 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, perfevent_read_failure_falls_back_monotone);
   tcase_add_test(tc, perfpmc_refuses_without_cap_user_rdpmc);
   tcase_add_test(tc, perfpmc_index_zero_reads_the_descriptor);
+  tcase_add_test(tc, perf_counters_share_the_threads_event);
   tcase_add_test(tc, perfpmc_counters_ask_for_their_config1);
   tcase_add_test(tc, pmcff_refuses_unless_on_fixed_counter_1);
   tcase_add_test(tc, probe_survives_a_page_whose_reads_fault);

@@ -21,8 +21,6 @@
 #include <x86intrin.h> /* __rdpmc: the rdpmc instruction, edx:eax */
 #include "counter.h"
 
-static __thread struct cpucycles_perf_event event;
-
 /* x86 needs nothing in attr.config1: user rdpmc is sysfs's switch. */
 static inline unsigned long long rdpmc(unsigned int counter)
 {
@@ -31,19 +29,16 @@ static inline unsigned long long rdpmc(unsigned int counter)
 
 static long long perfpmc_read(void)
 {
-  return cpucycles_perf_read_fast(&event, rdpmc, 0);
+  return cpucycles_perf_read_fast(&cpucycles_perf_thread_event, rdpmc, 0);
 }
 
 static int perfpmc_setup(struct counter_info *info)
 {
-  if (cpucycles_perf_can_open(info, 0) != 0) return -1;
-  return cpucycles_perf_setup(&event, rdpmc, 0, info);
+  return cpucycles_perf_counter_setup(rdpmc, 0, info);
 }
 
-static void perfpmc_release(void) { if (cpucycles_perf_ever_linked()) cpucycles_perf_close(&event); }
-static void perfpmc_atfork_child(void) { cpucycles_perf_atfork_child(&event); }
-
 const struct counter cpucycles_counter_amd64_perfpmc = {
-  "amd64-perfpmc", perfpmc_read, perfpmc_setup, perfpmc_release,
-  perfpmc_atfork_child, COUNTER_ASKS
+  "amd64-perfpmc", perfpmc_read, perfpmc_setup,
+  cpucycles_perf_counter_release, cpucycles_perf_counter_atfork_child,
+  COUNTER_ASKS
 };

@@ -31,8 +31,6 @@
 #define FIXED_CYCLES (1u << 30 | 1u)
 #define FIXED_CYCLES_INDEX (FIXED_CYCLES + 1u)
 
-static __thread struct cpucycles_perf_event event;
-
 /* FIXED_CYCLES on the hot path; through the page, any counter. */
 static inline unsigned long long rdpmc(unsigned int counter)
 {
@@ -42,45 +40,49 @@ static inline unsigned long long rdpmc(unsigned int counter)
 /* Whether the kernel put this thread's event on fixed counter 1.  Never
  * with one event per core type (OPEN_EACH_PMU): the raw counter would
  * count whichever core type the thread is on. */
-static int on_fixed_counter(void)
+static int on_fixed_counter(const struct cpucycles_perf_event *ev)
 {
-  return event.state == CPUCYCLES_PERF_OPEN && event.page->cap_user_rdpmc &&
-         event.page->index == FIXED_CYCLES_INDEX;
+  return ev->state == CPUCYCLES_PERF_OPEN && ev->page->cap_user_rdpmc &&
+         ev->page->index == FIXED_CYCLES_INDEX;
 }
 
 /* A thread's first read opens its event and notes whether the raw fixed
  * counter is its own. */
 static __attribute__((noinline)) long long perfpmcff_slow(void)
 {
-  if (cpucycles_perf_open_once(&event, 1, 0)) event.fast = on_fixed_counter();
-  if (event.fast) return (long long) rdpmc(FIXED_CYCLES);
-  return cpucycles_perf_read(&event, rdpmc, 0);
+  struct cpucycles_perf_event *ev = &cpucycles_perf_thread_event;
+  if (cpucycles_perf_open_once(ev, 1, 0)) ev->fast = on_fixed_counter(ev);
+  if (ev->fast) return (long long) rdpmc(FIXED_CYCLES);
+  return cpucycles_perf_read(ev, rdpmc, 0);
 }
 
 static long long perfpmcff_read(void)
 {
   /* (the epoch: not in a child made without fork handlers: perf-internal.h) */
-  if (__builtin_expect(event.fast && event.epoch == cpucycles_perf_current_epoch(), 1))
+  const struct cpucycles_perf_event *ev = &cpucycles_perf_thread_event;
+  if (__builtin_expect(ev->fast && ev->epoch == cpucycles_perf_current_epoch(), 1))
     return (long long) rdpmc(FIXED_CYCLES);
   return perfpmcff_slow();
 }
 
 static int perfpmcff_setup(struct counter_info *info)
 {
+  struct cpucycles_perf_event *ev;
   if (cpucycles_perf_can_open(info, 0) != 0) return -1;
-  if (cpucycles_perf_open(&event, 1, 0) != 0)
+  ev = &cpucycles_perf_thread_event; /* (first touched here) */
+  if (cpucycles_perf_open(ev, 1, 0) != 0)
     return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_OPEN, errno);
-  if (event.state == CPUCYCLES_PERF_OPEN_EACH_PMU) {
+  if (ev->state == CPUCYCLES_PERF_OPEN_EACH_PMU) {
     /* A hybrid CPU: amd64-perfpmc sums the core types' events. */
-    cpucycles_perf_close(&event);
+    cpucycles_perf_close(ev);
     return counter_refuse(info, CPUCYCLES_PERF_REFUSAL_HYBRID, 0);
   }
-  if (!on_fixed_counter()) {
+  if (!on_fixed_counter(ev)) {
     /* (amd64-perfpmc's or default-perfevent's machine) */
-    cpucycles_perf_close(&event);
+    cpucycles_perf_close(ev);
     return counter_refuse(info, CPUCYCLES_REFUSAL_NOT_FIXED, 0);
   }
-  event.fast = 1;
+  ev->fast = 1;
   /* A hypervisor may trap RDPMC though the page offers it: not tried
    * here, where nothing is armed; the probe tries the reads caught. */
   info->may_fault = 1;
@@ -90,9 +92,8 @@ static int perfpmcff_setup(struct counter_info *info)
   return 0;
 }
 
-static void perfpmcff_release(void) { if (cpucycles_perf_ever_linked()) cpucycles_perf_close(&event); }
-static void perfpmcff_atfork_child(void) { cpucycles_perf_atfork_child(&event); }
-
 const struct counter cpucycles_counter_amd64_perfpmcff = {
-  "amd64-perfpmcff", perfpmcff_read, perfpmcff_setup, perfpmcff_release, perfpmcff_atfork_child, COUNTER_ASKS
+  "amd64-perfpmcff", perfpmcff_read, perfpmcff_setup,
+  cpucycles_perf_counter_release, cpucycles_perf_counter_atfork_child,
+  COUNTER_ASKS
 };

@@ -28,8 +28,6 @@
  * bit 0 "long" (a 64-bit counter). */
 #define ARM64_USER_ACCESS_64BIT 0x3ULL
 
-static __thread struct cpucycles_perf_event event;
-
 /* The counter registers have their numbers in their names: one case each. */
 #define PMEVCNTR(n) \
   case n: __asm__ __volatile__("mrs %0, PMEVCNTR" #n "_EL0" : "=r"(v)); break;
@@ -55,20 +53,17 @@ static inline unsigned long long pmu_counter(unsigned int counter)
  * open PMUSERENR_EL0 after all. */
 static long long perfpmc_read(void)
 {
-  return cpucycles_perf_read_fast(&event, pmu_counter, ARM64_USER_ACCESS_64BIT);
+  return cpucycles_perf_read_fast(&cpucycles_perf_thread_event, pmu_counter,
+                                  ARM64_USER_ACCESS_64BIT);
 }
 
 static int perfpmc_setup(struct counter_info *info)
 {
-  if (cpucycles_perf_can_open(info, ARM64_USER_ACCESS_64BIT) != 0) return -1;
-  return cpucycles_perf_setup(&event, pmu_counter, ARM64_USER_ACCESS_64BIT,
-                              info);
+  return cpucycles_perf_counter_setup(pmu_counter, ARM64_USER_ACCESS_64BIT, info);
 }
 
-static void perfpmc_release(void) { if (cpucycles_perf_ever_linked()) cpucycles_perf_close(&event); }
-static void perfpmc_atfork_child(void) { cpucycles_perf_atfork_child(&event); }
-
 const struct counter cpucycles_counter_arm64_perfpmc = {
-  "arm64-perfpmc", perfpmc_read, perfpmc_setup, perfpmc_release,
-  perfpmc_atfork_child, COUNTER_ASKS
+  "arm64-perfpmc", perfpmc_read, perfpmc_setup,
+  cpucycles_perf_counter_release, cpucycles_perf_counter_atfork_child,
+  COUNTER_ASKS
 };

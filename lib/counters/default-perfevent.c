@@ -18,23 +18,18 @@
 
 #include "counter.h"
 
-static __thread struct cpucycles_perf_event event;
-
 static long long perfevent_read(void)
 {
-  return cpucycles_perf_read(&event, 0, 0);
+  return cpucycles_perf_read(&cpucycles_perf_thread_event, 0, 0);
 }
 
 static int perfevent_setup(struct counter_info *info)
 {
-  if (cpucycles_perf_can_open(info, 0) != 0) return -1;
-  return cpucycles_perf_setup(&event, 0, 0, info);
+  return cpucycles_perf_counter_setup(0, 0, info);
 }
 
-static void perfevent_release(void) { if (cpucycles_perf_ever_linked()) cpucycles_perf_close(&event); }
-static void perfevent_atfork_child(void) { cpucycles_perf_atfork_child(&event); }
-
 const struct counter cpucycles_counter_default_perfevent = {
-  "default-perfevent", perfevent_read, perfevent_setup, perfevent_release,
-  perfevent_atfork_child, COUNTER_ASKS
+  "default-perfevent", perfevent_read, perfevent_setup,
+  cpucycles_perf_counter_release, cpucycles_perf_counter_atfork_child,
+  COUNTER_ASKS
 };

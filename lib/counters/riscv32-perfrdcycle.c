@@ -20,8 +20,6 @@
 
 #include "counter.h"
 
-static __thread struct cpucycles_perf_event event;
-
 /* A CSR number is part of the instruction: one case per counter. */
 #define HPMCOUNTER(n)                                                      \
   case n:                                                                  \
@@ -52,19 +50,16 @@ static inline unsigned long long pmu_counter(unsigned int counter)
 
 static long long perfrdcycle_read(void)
 {
-  return cpucycles_perf_read_fast(&event, pmu_counter, 0);
+  return cpucycles_perf_read_fast(&cpucycles_perf_thread_event, pmu_counter, 0);
 }
 
 static int perfrdcycle_setup(struct counter_info *info)
 {
-  if (cpucycles_perf_can_open(info, 0) != 0) return -1;
-  return cpucycles_perf_setup(&event, pmu_counter, 0, info);
+  return cpucycles_perf_counter_setup(pmu_counter, 0, info);
 }
-
-static void perfrdcycle_release(void) { if (cpucycles_perf_ever_linked()) cpucycles_perf_close(&event); }
-static void perfrdcycle_atfork_child(void) { cpucycles_perf_atfork_child(&event); }
 
 const struct counter cpucycles_counter_riscv32_perfrdcycle = {
   "riscv32-perfrdcycle", perfrdcycle_read, perfrdcycle_setup,
-  perfrdcycle_release, perfrdcycle_atfork_child, COUNTER_ASKS
+  cpucycles_perf_counter_release, cpucycles_perf_counter_atfork_child,
+  COUNTER_ASKS
 };
