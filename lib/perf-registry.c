@@ -1,19 +1,13 @@
 /* perf-registry.c: which perf events are open, in which thread and which
- * process (doc/perf-counters.md, "Threads" and "Fork").  A pthread key
- * (created at load, among the first 32, whose values glibc keeps without
- * allocating) closes a thread's events at its exit; the process-wide list
- * closes every thread's in a fork child.  The library stays mapped once
- * loaded (-z nodelete, doc/security.md "Unloading"): the key's destructor
- * stays valid, and there is nothing to undo at dlclose().  The lock is held
- * around each open, close and list change, and across fork(), so that a
- * child never inherits an unlisted descriptor.  A signal handler in a
- * thread that holds it must not wait: the thread-local `mine` makes its
- * open fail and its close wait, no signal mask needed.  Fork's prepare
- * handler touches no thread-local (doc/security.md) and blocks signals.  Epochs: a child made without the fork handlers (_Fork(),
- * clone()) sees the epoch page zero-filled (MADV_WIPEONFORK, 4.14), and
- * its first thread at the lock adopts the process: a fresh lock, the
- * inherited events dropped, the next epoch.  Without the madvise, a plain
- * static: only fork() children are handled. */
+ * process (doc/perf-counters.md, "Threads" and "Fork"; doc/security.md,
+ * "Unloading" and "Static TLS").  A pthread key made at load closes a
+ * thread's events at its exit; the process-wide list closes every
+ * thread's in a fork child.  The lock is held around each open, close and
+ * list change, and across fork(); a signal handler of a thread that holds
+ * it does not wait (the thread-local `mine`).  Epochs: a child made without
+ * the fork handlers (_Fork(), clone()) sees the epoch page zero-filled
+ * (MADV_WIPEONFORK, 4.14), and its first thread at the lock adopts the
+ * process: a fresh lock, the inherited events dropped, the next epoch. */
 #include "perf-registry.h" /* first: config.h, _GNU_SOURCE */
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
