@@ -120,15 +120,12 @@ int cpucycles_tsc_setup(struct counter_info *info)
     hz = cpucycles_tsc_frequency_from(cpuid_instruction);
     __atomic_store_n(&tsc_hz, hz, __ATOMIC_RELAXED);
   }
-  info->kind = COUNTER_OFFCORE;
-  info->frequency = hz;
   info->frequency_exact = hz > 0;
-  info->only32 = 0;
   /* PR_GET_TSC refused (a sandbox's filter): the reads may fault */
   info->may_fault = state != CPUCYCLES_RDTSC_ALLOWED;
 #ifdef __i386__
   if (!__atomic_load_n(&tsc_present, __ATOMIC_RELAXED)) info->may_fault = 1;
 #endif
-  return 0;
+  return counter_accept(info, COUNTER_OFFCORE, hz, 0);
 }
 #endif
