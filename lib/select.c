@@ -11,16 +11,12 @@
  * known rate (OS clock, TOD clock, a TSC CPUID states) or 32 bits 300. */
 long long cpucycles_penalty_of(const struct counter_info *info)
 {
-  if (info->only32) return 300;
-  if (info->frequency > 0 && (info->frequency_exact || info->kind == COUNTER_OSCLOCK))
-    return 300;
+  if (info->only32 || (info->frequency > 0 && info->frequency_exact)) return 300;
   switch (info->kind) {
     case COUNTER_ONCORE: return 0;
-    case COUNTER_OFFCORE: return 100;
-    case COUNTER_PERFEVENT: return 100;
-    case COUNTER_OSCLOCK: return 300;
+    case COUNTER_OFFCORE: case COUNTER_PERFEVENT: return 100;
+    default: return 300; /* COUNTER_OSCLOCK, whatever its frequency */
   }
-  return 300;
 }
 
 double cpucycles_scaling_of(const struct counter_info *info, long long persecond)
