@@ -1,9 +1,6 @@
-/* libcpucycles (wrapper.c, FINDMULTIPLIER) takes three estimates of 10 ms
- * and 1000 ticks against gettimeofday for each denominator 2^j.  Here the
- * three are taken once for every denominator (30 ms, not up to 330),
- * against CLOCK_MONOTONIC, each reading paired with the clock (a thread
- * descheduled between would skew an estimate by milliseconds), and a
- * timer below 1000 ticks a second is given up (libcpucycles waits). */
+/* libcpucycles' multiplier search (wrapper.c, FINDMULTIPLIER): three
+ * estimates and a k/2^j fit; where this one differs (taken once for all
+ * denominators, paired readings): doc/selection.md, step 2, "Further". */
 #include "counter.h"
 #include "adapters.h"
 #include "multiplier.h"

@@ -3,12 +3,9 @@
  * Intel SDM vol. 3, "Time-Stamp Counter" and "Determining the Processor
  * Base Frequency"; vol. 2, CPUID leaves 15H and 80000007H.  Leaf 0x15
  * gives EAX = denominator and EBX = numerator of the TSC/crystal ratio and
- * ECX = the crystal's frequency in Hz.  Some processors leave ECX 0; the
- * manual names their crystal by model: 24 MHz for 6th and 7th generation
- * Core processors (Skylake, Kaby Lake and their successors with the same
- * cores), 25 MHz for the Xeon Scalable family of signature 06_55H, 19.2 MHz
- * for Atom processors based on Goldmont (06_5CH).  AMD processors do not
- * implement leaf 0x15 (it reads as zeros): their TSC stays unscaled. */
+ * ECX = the crystal's frequency in Hz, or 0: the manual then names the
+ * crystal by model (crystal_by_model).  AMD processors do not implement
+ * leaf 0x15 (it reads as zeros): their TSC stays unscaled. */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
