@@ -241,13 +241,17 @@ static void release(const struct counter *c)
   if (c->release) c->release();
 }
 
-static void choose_default_zero(struct choice *best)
+/* default-zero in *best, table[chosen] released if one was chosen; -1. */
+static int choose_default_zero(struct choice *best,
+                               const struct counter *const *table, int chosen)
 {
+  if (chosen >= 0) release(table[chosen]);
   best->counter = &cpucycles_counter_default_zero;
   memset(&best->info, 0, sizeof best->info);
   cpucycles_counter_default_zero.setup(&best->info);
   best->scaling = 1.0;
   best->precision = -1;
+  return -1;
 }
 
 /* The index of the counter called name: count for default-zero, which is
@@ -271,7 +275,7 @@ static int select_with(struct catcher *c, const struct counter *const *table,
   int i, chosen = -1, may_skip = !report;
   int named = find(table, count, name);
 
-  choose_default_zero(best);
+  choose_default_zero(best, table, -1);
 
   /* The named counter alone, when nobody asked to see the others. */
   if (!report && named == count) return -1;
@@ -310,9 +314,7 @@ static int select_with(struct catcher *c, const struct counter *const *table,
       }
     }
     if (!redo) break;
-    if (chosen >= 0) release(table[chosen]);
-    choose_default_zero(best);
-    chosen = -1;
+    chosen = choose_default_zero(best, table, chosen);
     may_skip = 0;
   }
   if (report) {
@@ -321,11 +323,8 @@ static int select_with(struct catcher *c, const struct counter *const *table,
                                  .persecond = persecond };
     report(&last, report_arg);
   }
-  if (named == count && chosen >= 0) {
-    release(table[chosen]);
-    choose_default_zero(best);
-    chosen = -1;
-  }
+  if (named == count && chosen >= 0)
+    chosen = choose_default_zero(best, table, chosen);
   return chosen;
 }
 
