@@ -134,11 +134,9 @@ static void trial_reads(void *arg)
 /* setup; 0 when it said yes. */
 static int trial_setup(struct trial *t)
 {
-  if (t->counter->setup(&t->info) != 0) {
-    t->outcome = PROBE_REFUSED;
-    return -1;
-  }
-  return 0;
+  if (t->counter->setup(&t->info) == 0) return 0;
+  t->outcome = PROBE_REFUSED;
+  return -1;
 }
 
 /* Setup, then scaling and sampling, all under the catcher. */
