@@ -22,8 +22,8 @@
 #define INVARIANT_TSC (1u << 8) /* leaf 0x80000007, EDX */
 #define TSC_PRESENT (1u << 4)   /* leaf 1, EDX */
 
-#define TSC_MIN_HZ 1000000LL
-#define TSC_MAX_HZ 100000000000LL
+#define TSC_MIN_HZ 1000000ULL
+#define TSC_MAX_HZ 100000000000ULL
 
 /* "GenuineIntel" in EBX, EDX, ECX of leaf 0. */
 static int is_intel(const unsigned int vendor[4])
@@ -76,8 +76,7 @@ long long cpucycles_tsc_frequency_from(cpucycles_cpuid_fn *cpuid)
   if (crystal == 0) return 0;
   /* 32-bit factors: the product fits 64 bits. */
   hz = crystal * numerator / denominator;
-  if (hz < (unsigned long long) TSC_MIN_HZ || hz > (unsigned long long) TSC_MAX_HZ)
-    return 0;
+  if (hz < TSC_MIN_HZ || hz > TSC_MAX_HZ) return 0;
   return (long long) hz;
 }
 
