@@ -311,11 +311,10 @@ long long (*cpucycles_adapter_for(const struct choice *choice,
   if (!choice->info.only32 && counts_cycles) return c->read;
   installed.read = c->read;
   if (choice->info.only32) {
-    double guess;
 #ifndef _WIN32
     cpucycles_osclock_setup(); /* extend32 reads the clock on every call */
 #endif
-    guess = (double) (choice->info.frequency ? choice->info.frequency
+    double guess = (double) (choice->info.frequency ? choice->info.frequency
                                                     : persecond) / 1e6;
     double rate = measure_ticks_per_usec(c->read, guess);
     unsigned long long raw = (unsigned long long) c->read();
