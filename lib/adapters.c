@@ -1,5 +1,6 @@
 /* Scaling and 32-to-64-bit extension.  See adapters.h. */
 #include "counter.h"
+#include <stddef.h>
 #include <sys/time.h>
 #include <time.h>
 #include "adapters.h"
@@ -281,14 +282,13 @@ static long long extended_read_annotated(void)
   return extended_read();
 }
 
-/* Ordered by active (annotate.h); only the extend32 anchor, moved by
- * callers with atomics, is not checked. */
+/* Ordered by active (annotate.h); only the extend32 anchor (sequence to
+ * the struct's end), moved by callers with atomics, is not checked. */
 static void publish_wrapper(void)
 {
   CPUCYCLES_ATOMIC(&active, sizeof active);
-  CPUCYCLES_ATOMIC(&installed.extend.sequence, sizeof installed.extend.sequence);
-  CPUCYCLES_ATOMIC(&installed.extend.writing, sizeof installed.extend.writing);
-  CPUCYCLES_ATOMIC(installed.extend.copy, sizeof installed.extend.copy);
+  CPUCYCLES_ATOMIC(&installed.extend.sequence,
+                   sizeof installed.extend - offsetof(struct extend32, sequence));
   CPUCYCLES_HAPPENS_BEFORE(&active);
   atomic_store_explicit(&active, &installed, memory_order_release);
 #ifdef CPUCYCLES_TEST_RACE
@@ -311,11 +311,10 @@ long long (*cpucycles_adapter_for(const struct choice *choice,
   if (!choice->info.only32 && counts_cycles) return c->read;
   installed.read = c->read;
   if (choice->info.only32) {
-    double guess;
 #ifndef _WIN32
     cpucycles_osclock_setup(); /* extend32 reads the clock on every call */
 #endif
-    guess = (double) (choice->info.frequency ? choice->info.frequency
+    double guess = (double) (choice->info.frequency ? choice->info.frequency
                                                     : persecond) / 1e6;
     double rate = measure_ticks_per_usec(c->read, guess);
     unsigned long long raw = (unsigned long long) c->read();

@@ -20,6 +20,7 @@ struct extend32_anchor {
 
 struct extend32 {
   double ticks_per_usec;
+  /* the anchor, last: adapters.c tells valgrind of it as one range */
   atomic_ullong sequence;
   atomic_flag writing;
   struct extend32_anchor copy[2];

@@ -80,6 +80,18 @@ static inline int counter_refuse(struct counter_info *info, const char *why,
   return -1;
 }
 
+/* setup's yes: the counter's kind, frequency (0: it counts cycles) and
+ * only32 recorded; returns 0. */
+static inline int counter_accept(struct counter_info *info,
+                                 enum counter_kind kind, long long frequency,
+                                 int only32)
+{
+  info->kind = kind;
+  info->frequency = frequency;
+  info->only32 = only32;
+  return 0;
+}
+
 /* How the probe learns whether a counter's code may raise a crash signal
  * (SIGILL, SIGSEGV): ask where the kernel can answer, catch only what
  * cannot be asked (lib/works.c). */

@@ -118,17 +118,13 @@ static void trace_write_kept(int may_wait)
 
 /* The first call runs under probing and is over once initialised is set
  * (release; acquire by every later call).  fork's prepare handler takes
- * probing too: a child forked mid-probe would inherit the probe's crash
- * handlers and the descriptors being tried.  Not pthread_once: glibc runs
- * an unfinished once routine again in a forked child.
- *
- * The handlers are registered at load, before any first call, and stay:
- * the library is linked -z nodelete, so that a dlclose in another thread
- * never unmaps a handler a fork is running.  Not under probing, since
- * glibc runs prepare handlers holding its atfork lock, which
- * pthread_atfork also takes.  The program's
- * own fork handlers may make the first call while fork holds probing
- * (forkhold.h): the forking thread then makes it without taking it. */
+ * probing too: no child inherits the probe's crash handlers or the
+ * descriptors being tried.  Not pthread_once: glibc runs an unfinished
+ * once routine again in a forked child.  The handlers are registered at
+ * load, not under probing (glibc runs prepare handlers holding its atfork
+ * lock, which pthread_atfork takes), and stay (-z nodelete):
+ * doc/security.md, "fork" and "Unloading".  The program's own fork
+ * handlers may make the first call while fork holds probing (forkhold.h). */
 #ifndef _WIN32 /* Windows has no fork() */
 static pthread_mutex_t probing = PTHREAD_MUTEX_INITIALIZER;
 static struct cpucycles_fork_hold probing_for_fork;

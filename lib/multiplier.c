@@ -1,9 +1,6 @@
-/* libcpucycles (wrapper.c, FINDMULTIPLIER) takes three estimates of 10 ms
- * and 1000 ticks against gettimeofday for each denominator 2^j.  Here the
- * three are taken once for every denominator (30 ms, not up to 330),
- * against CLOCK_MONOTONIC, each reading paired with the clock (a thread
- * descheduled between would skew an estimate by milliseconds), and a
- * timer below 1000 ticks a second is given up (libcpucycles waits). */
+/* libcpucycles' multiplier search (wrapper.c, FINDMULTIPLIER): three
+ * estimates and a k/2^j fit; where this one differs (taken once for all
+ * denominators, paired readings): doc/selection.md, step 2, "Further". */
 #include "counter.h"
 #include "adapters.h"
 #include "multiplier.h"
@@ -35,9 +32,9 @@ double cpucycles_multiplier_of(const double *estimates, int n)
 /* persecond * elapsed / ticks; 0 when the timer is too slow or goes
  * backwards, or the clock does not answer.  Differences before products:
  * no overflow. */
-static double estimate(long long (*read)(void), long long (*clock)(void),
-                       long long persecond)
+static double estimate(long long (*read)(void), long long persecond)
 {
+  long long (*clock)(void) = cpucycles_multiplier_clock;
   long long t0, t1, us0, us1;
   unsigned long long ticks;
   if (cpucycles_paired_reading(read, clock, &us0, &t0, 0) != 0) return 0;
@@ -53,12 +50,11 @@ double cpucycles_multiplier_measure(long long (*read)(void), long long persecond
                                     double *first)
 {
   double estimates[MULTIPLIER_ESTIMATES];
-  long long (*clock)(void) = cpucycles_multiplier_clock;
   int i;
   if (first) *first = 0;
   if (persecond <= 0) return -1;
   for (i = 0; i < MULTIPLIER_ESTIMATES; i++) {
-    estimates[i] = estimate(read, clock, persecond);
+    estimates[i] = estimate(read, persecond);
     if (estimates[i] <= 0) return -1;
     if (i == 0 && first) *first = estimates[0];
   }

@@ -25,17 +25,13 @@ static void use_syscall(int on)
   CPUCYCLES_ATOMIC(&cpucycles_osclock_use_syscall, sizeof cpucycles_osclock_use_syscall);
   __atomic_store_n(&cpucycles_osclock_use_syscall, on, __ATOMIC_RELAXED);
 }
-#endif
 
 void cpucycles_osclock_setup(void)
 {
-#ifdef ASK_PR_GET_TSC
   /* not asked (no TSC counter tried): the system call, which cannot fault */
   if (__atomic_load_n(&rdtsc_state, __ATOMIC_RELAXED) < 0) use_syscall(1);
-#endif
 }
 
-#ifdef ASK_PR_GET_TSC
 static int seccomp_line(const char *line, size_t len, void *arg)
 {
   static const char key[] = "Seccomp:";
@@ -57,20 +53,16 @@ static int may_be_filtered(void)
     return 1;
   return filtered;
 }
-#endif
 
 void cpucycles_osclock_choose(void)
 {
-#ifdef ASK_PR_GET_TSC
   if (__atomic_load_n(&rdtsc_state, __ATOMIC_RELAXED) >= 0) return;
   if (!may_be_filtered()) cpucycles_rdtsc_state();
   else cpucycles_osclock_setup();
-#endif
 }
 
 enum cpucycles_rdtsc cpucycles_rdtsc_state(void)
 {
-#ifdef ASK_PR_GET_TSC
   int tsc = 0, state = __atomic_load_n(&rdtsc_state, __ATOMIC_RELAXED);
   if (state >= 0) return (enum cpucycles_rdtsc) state;
   if (prctl(PR_GET_TSC, &tsc, 0, 0, 0) == 0)
@@ -83,7 +75,10 @@ enum cpucycles_rdtsc cpucycles_rdtsc_state(void)
   __atomic_store_n(&rdtsc_state, state, __ATOMIC_RELAXED);
   use_syscall(state != CPUCYCLES_RDTSC_ALLOWED);
   return (enum cpucycles_rdtsc) state;
-#else
-  return CPUCYCLES_RDTSC_ALLOWED;
-#endif
 }
+#else
+/* No PR_GET_TSC to ask: the vDSO's clocks are used as they are. */
+void cpucycles_osclock_setup(void) {}
+void cpucycles_osclock_choose(void) {}
+enum cpucycles_rdtsc cpucycles_rdtsc_state(void) { return CPUCYCLES_RDTSC_ALLOWED; }
+#endif

@@ -1,15 +1,11 @@
 /* osclock.h: the OS clocks (CLOCK_MONOTONIC, gettimeofday), through the
- * vDSO, or through the system call where the vDSO would fault.
- *
- * On x86 the vDSO reads RDTSC when the clocksource is the TSC (or
- * kvm-clock): a process that disabled RDTSC (prctl PR_SET_TSC,
- * PR_TSC_SIGSEGV: sandboxes, record-and-replay tools) gets SIGSEGV there,
- * though the system call answers.  PR_GET_TSC (x86 Linux) says so in
- * advance: asked once, by the TSC counters (tried first) or by a named OS
- * clock, the latter only where /proc/self/status shows no seccomp filter
- * (a sandbox that kills on prctl must be able to name one).  Where nobody
- * knows, the clocks go to the kernel; elsewhere the hot path gains one
- * predictable branch on a flag set only during the first call. */
+ * vDSO, or through the system call where the vDSO would fault: on x86 it
+ * reads RDTSC when the clocksource is the TSC (or kvm-clock), which a
+ * process may have disabled (prctl PR_SET_TSC).  PR_GET_TSC says so in
+ * advance; who asks it, and why a named OS clock asks only without a
+ * seccomp filter: doc/security.md, "RDTSC disabled" and "Sandboxes".
+ * The hot path gains one predictable branch on a flag set only during
+ * the first call. */
 #ifndef CPUCYCLES_OSCLOCK_H
 #define CPUCYCLES_OSCLOCK_H
 

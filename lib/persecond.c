@@ -6,12 +6,6 @@
 #include <config.h>
 #endif
 
-/* O_CLOEXEC is POSIX.1-2008, hidden by -std=c11 alone on glibc; not on
- * the BSDs and macOS, where it would hide sysctlbyname. */
-#if defined(__linux__) && !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
-#define _POSIX_C_SOURCE 200809L
-#endif
-
 #include "persecond.h"
 #include "readfile.h"
 

@@ -26,11 +26,11 @@ static inline int cpucycles_rdpmc_switch(const char *root)
  * CSR for all; -1 without it, or anything else. */
 int cpucycles_perf_user_access(const char *root);
 
-/* The rdcycle counters' setup: 2 allows; 0 and 1 refuse (1 only beside a
- * mapped event, maybe the probe's, gone later: a fault in the hot path);
- * without the sysctl (before 6.6, qemu-user) only trying tells: 0, with
- * may_fault, so the reads are caught. */
-static inline int cpucycles_rdcycle_access(struct counter_info *info)
+/* The rdcycle counters' setup: 2 allows (on-core, 64 bits); 0 and 1
+ * refuse (1 only beside a mapped event, maybe the probe's, gone later: a
+ * fault in the hot path); without the sysctl (before 6.6, qemu-user) only
+ * trying tells: allowed, with may_fault, so the reads are caught. */
+static inline int cpucycles_rdcycle_setup(struct counter_info *info)
 {
   int access = cpucycles_perf_user_access("");
   info->setting.name = CPUCYCLES_SETTING_PERF_USER_ACCESS;
@@ -42,7 +42,7 @@ static inline int cpucycles_rdcycle_access(struct counter_info *info)
     return counter_refuse(info, "kernel.perf_user_access 1: the cycle CSR only "
                           "beside a perf event", 0);
   info->may_fault = access != 2;
-  return 0;
+  return counter_accept(info, COUNTER_ONCORE, 0, 0);
 }
 
 #endif

@@ -11,16 +11,12 @@
  * known rate (OS clock, TOD clock, a TSC CPUID states) or 32 bits 300. */
 long long cpucycles_penalty_of(const struct counter_info *info)
 {
-  if (info->only32) return 300;
-  if (info->frequency > 0 && (info->frequency_exact || info->kind == COUNTER_OSCLOCK))
-    return 300;
+  if (info->only32 || (info->frequency > 0 && info->frequency_exact)) return 300;
   switch (info->kind) {
     case COUNTER_ONCORE: return 0;
-    case COUNTER_OFFCORE: return 100;
-    case COUNTER_PERFEVENT: return 100;
-    case COUNTER_OSCLOCK: return 300;
+    case COUNTER_OFFCORE: case COUNTER_PERFEVENT: return 100;
+    default: return 300; /* COUNTER_OSCLOCK, whatever its frequency */
   }
-  return 300;
 }
 
 double cpucycles_scaling_of(const struct counter_info *info, long long persecond)
@@ -138,11 +134,9 @@ static void trial_reads(void *arg)
 /* setup; 0 when it said yes. */
 static int trial_setup(struct trial *t)
 {
-  if (t->counter->setup(&t->info) != 0) {
-    t->outcome = PROBE_REFUSED;
-    return -1;
-  }
-  return 0;
+  if (t->counter->setup(&t->info) == 0) return 0;
+  t->outcome = PROBE_REFUSED;
+  return -1;
 }
 
 /* Setup, then scaling and sampling, all under the catcher. */
@@ -245,13 +239,17 @@ static void release(const struct counter *c)
   if (c->release) c->release();
 }
 
-static void choose_default_zero(struct choice *best)
+/* default-zero in *best, table[chosen] released if one was chosen; -1. */
+static int choose_default_zero(struct choice *best,
+                               const struct counter *const *table, int chosen)
 {
+  if (chosen >= 0) release(table[chosen]);
   best->counter = &cpucycles_counter_default_zero;
   memset(&best->info, 0, sizeof best->info);
   cpucycles_counter_default_zero.setup(&best->info);
   best->scaling = 1.0;
   best->precision = -1;
+  return -1;
 }
 
 /* The index of the counter called name: count for default-zero, which is
@@ -275,7 +273,7 @@ static int select_with(struct catcher *c, const struct counter *const *table,
   int i, chosen = -1, may_skip = !report;
   int named = find(table, count, name);
 
-  choose_default_zero(best);
+  choose_default_zero(best, table, -1);
 
   /* The named counter alone, when nobody asked to see the others. */
   if (!report && named == count) return -1;
@@ -314,9 +312,7 @@ static int select_with(struct catcher *c, const struct counter *const *table,
       }
     }
     if (!redo) break;
-    if (chosen >= 0) release(table[chosen]);
-    choose_default_zero(best);
-    chosen = -1;
+    chosen = choose_default_zero(best, table, chosen);
     may_skip = 0;
   }
   if (report) {
@@ -325,11 +321,8 @@ static int select_with(struct catcher *c, const struct counter *const *table,
                                  .persecond = persecond };
     report(&last, report_arg);
   }
-  if (named == count && chosen >= 0) {
-    release(table[chosen]);
-    choose_default_zero(best);
-    chosen = -1;
-  }
+  if (named == count && chosen >= 0)
+    chosen = choose_default_zero(best, table, chosen);
   return chosen;
 }
 

@@ -70,11 +70,8 @@ int cpucycles_timebase_setup(struct counter_info *info)
   long long f = os_frequency();
   if (f != 0 && (f < CPUCYCLES_TIMEBASE_MIN_HZ || f > CPUCYCLES_TIMEBASE_MAX_HZ))
     return counter_refuse(info, "the OS states an implausible time-base frequency", 0);
-  info->kind = COUNTER_OFFCORE;
-  info->frequency = f;
   info->rate_unknown = f == 0;
-  info->only32 = 0;
-  return 0;
+  return counter_accept(info, COUNTER_OFFCORE, f, 0);
 }
 
 #else

@@ -3,12 +3,9 @@
  * Intel SDM vol. 3, "Time-Stamp Counter" and "Determining the Processor
  * Base Frequency"; vol. 2, CPUID leaves 15H and 80000007H.  Leaf 0x15
  * gives EAX = denominator and EBX = numerator of the TSC/crystal ratio and
- * ECX = the crystal's frequency in Hz.  Some processors leave ECX 0; the
- * manual names their crystal by model: 24 MHz for 6th and 7th generation
- * Core processors (Skylake, Kaby Lake and their successors with the same
- * cores), 25 MHz for the Xeon Scalable family of signature 06_55H, 19.2 MHz
- * for Atom processors based on Goldmont (06_5CH).  AMD processors do not
- * implement leaf 0x15 (it reads as zeros): their TSC stays unscaled. */
+ * ECX = the crystal's frequency in Hz, or 0: the manual then names the
+ * crystal by model (crystal_by_model).  AMD processors do not implement
+ * leaf 0x15 (it reads as zeros): their TSC stays unscaled. */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
@@ -25,8 +22,8 @@
 #define INVARIANT_TSC (1u << 8) /* leaf 0x80000007, EDX */
 #define TSC_PRESENT (1u << 4)   /* leaf 1, EDX */
 
-#define TSC_MIN_HZ 1000000LL
-#define TSC_MAX_HZ 100000000000LL
+#define TSC_MIN_HZ 1000000ULL
+#define TSC_MAX_HZ 100000000000ULL
 
 /* "GenuineIntel" in EBX, EDX, ECX of leaf 0. */
 static int is_intel(const unsigned int vendor[4])
@@ -79,8 +76,7 @@ long long cpucycles_tsc_frequency_from(cpucycles_cpuid_fn *cpuid)
   if (crystal == 0) return 0;
   /* 32-bit factors: the product fits 64 bits. */
   hz = crystal * numerator / denominator;
-  if (hz < (unsigned long long) TSC_MIN_HZ || hz > (unsigned long long) TSC_MAX_HZ)
-    return 0;
+  if (hz < TSC_MIN_HZ || hz > TSC_MAX_HZ) return 0;
   return (long long) hz;
 }
 
@@ -120,15 +116,12 @@ int cpucycles_tsc_setup(struct counter_info *info)
     hz = cpucycles_tsc_frequency_from(cpuid_instruction);
     __atomic_store_n(&tsc_hz, hz, __ATOMIC_RELAXED);
   }
-  info->kind = COUNTER_OFFCORE;
-  info->frequency = hz;
   info->frequency_exact = hz > 0;
-  info->only32 = 0;
   /* PR_GET_TSC refused (a sandbox's filter): the reads may fault */
   info->may_fault = state != CPUCYCLES_RDTSC_ALLOWED;
 #ifdef __i386__
   if (!__atomic_load_n(&tsc_present, __ATOMIC_RELAXED)) info->may_fault = 1;
 #endif
-  return 0;
+  return counter_accept(info, COUNTER_OFFCORE, hz, 0);
 }
 #endif

@@ -1,17 +1,12 @@
 /* works.c's cpucycles_catch_arm, _try and _disarm for Windows, where a
- * counter user mode may not run raises an exception, not a signal
- * (doc/counters.md, "Windows").  mingw-w64's gcc has no __try/__except,
- * and a longjmp from inside an exception handler would abandon Windows'
- * dispatcher half done.  So a vectored handler, added first for the probe
- * only, points a crash of the probing thread at escape() (on the stack a
- * little below the fault, aligned as after a call) and returns
- * EXCEPTION_CONTINUE_EXECUTION: the dispatcher finishes normally, and
- * escape(), ordinary code by then, __builtin_longjmp()s back into trial()
- * (which unwinds nothing).  Every other exception, and every other
- * thread's, goes on to the program's handlers (EXCEPTION_CONTINUE_SEARCH).
- * RtlCaptureContext and resuming at the captured context would avoid the
- * jump, but on 32-bit x86 it captures its caller's caller (through the
- * frame pointer), which depends on how the compiler framed the function. */
+ * fault is an exception, not a signal: a vectored handler resumes a crash
+ * of the probing thread in escape(), which __builtin_longjmp()s back into
+ * trial(), since mingw-w64's gcc has no __try and a longjmp from the
+ * handler itself would abandon Windows' dispatcher half done
+ * (doc/counters.md, "Windows", says the rest).  RtlCaptureContext and
+ * resuming at the captured context would avoid the jump, but on 32-bit x86
+ * it captures its caller's caller (through the frame pointer), which
+ * depends on how the compiler framed the function. */
 #ifndef _WIN32
 #error "works-windows.c is for Windows"
 #endif

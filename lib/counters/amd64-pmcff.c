@@ -47,10 +47,7 @@ static int pmcff_setup(struct counter_info *info)
       info->may_fault = 1; /* nothing to ask: tried, caught */
       break;
   }
-  info->kind = COUNTER_ONCORE;
-  info->frequency = 0;
-  info->only32 = 0;
-  return 0;
+  return counter_accept(info, COUNTER_ONCORE, 0, 0);
 }
 
 const struct counter cpucycles_counter_amd64_pmcff = {

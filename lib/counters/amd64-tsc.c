@@ -10,10 +10,6 @@
 #include "counter.h"
 #include "tscfreq.h"
 
-#ifndef CPUCYCLES_TSCFREQ_AVAILABLE
-#error "amd64-tsc needs lib/tscfreq.c"
-#endif
-
 static long long tsc_read(void)
 {
   return (long long) __rdtsc();

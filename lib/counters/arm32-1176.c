@@ -23,10 +23,7 @@ static long long arm1176_read(void)
 static int arm1176_setup(struct counter_info *info)
 {
   arm1176_read(); /* SIGILL here without user access */
-  info->kind = COUNTER_ONCORE;
-  info->frequency = 0;
-  info->only32 = 1;
-  return 0;
+  return counter_accept(info, COUNTER_ONCORE, 0, 1);
 }
 
 const struct counter cpucycles_counter_arm32_1176 = {

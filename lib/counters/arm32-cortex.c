@@ -41,10 +41,7 @@ static int cortex_setup(struct counter_info *info)
   if (!(cortex_cntenset() & 0x80000000u))
     return counter_refuse(info, "PMCNTENSET.C is 0: the cycle counter is off", 0);
   cortex_read();
-  info->kind = COUNTER_ONCORE;
-  info->frequency = 0;
-  info->only32 = 1;
-  return 0;
+  return counter_accept(info, COUNTER_ONCORE, 0, 1);
 }
 
 const struct counter cpucycles_counter_arm32_cortex = {

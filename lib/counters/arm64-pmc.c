@@ -20,10 +20,7 @@ static long long pmc_read(void)
 static int pmc_setup(struct counter_info *info)
 {
   pmc_read(); /* SIGILL here when PMUSERENR_EL0 forbids user access */
-  info->kind = COUNTER_ONCORE;
-  info->frequency = 0;
-  info->only32 = 0;
-  return 0;
+  return counter_accept(info, COUNTER_ONCORE, 0, 0);
 }
 
 const struct counter cpucycles_counter_arm64_pmc = {

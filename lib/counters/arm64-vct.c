@@ -33,11 +33,8 @@ static int vct_setup(struct counter_info *info)
   long long f = vct_frequency();
   if (f != 0 && (f < VCT_MIN_HZ || f > VCT_MAX_HZ))
     return counter_refuse(info, "CNTFRQ_EL0 holds an implausible frequency", 0);
-  info->kind = COUNTER_OFFCORE;
-  info->frequency = f;
   info->rate_unknown = f == 0;
-  info->only32 = 0;
-  return 0;
+  return counter_accept(info, COUNTER_OFFCORE, f, 0);
 }
 
 const struct counter cpucycles_counter_arm64_vct = {

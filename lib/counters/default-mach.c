@@ -23,10 +23,7 @@ static int mach_setup(struct counter_info *info)
   /* ticks per second = 1e9 ns / (numer/denom ns per tick) */
   hz = 1e9 * (double) timebase.denom / (double) timebase.numer;
   if (!(hz >= 1e3 && hz <= 1e11)) return -1;
-  info->kind = COUNTER_OFFCORE;
-  info->frequency = (long long) (hz + 0.5);
-  info->only32 = 0;
-  return 0;
+  return counter_accept(info, COUNTER_OFFCORE, (long long) (hz + 0.5), 0);
 }
 
 const struct counter cpucycles_counter_default_mach = {

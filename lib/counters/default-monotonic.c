@@ -31,10 +31,7 @@ static int monotonic_setup(struct counter_info *info)
   cpucycles_osclock_choose();
   if (cpucycles_osclock_gettime(CLOCK_MONOTONIC, &t) != 0)
     return counter_refuse(info, "clock_gettime(CLOCK_MONOTONIC)", errno);
-  info->kind = COUNTER_OSCLOCK;
-  info->frequency = 1000000000LL;
-  info->only32 = 0;
-  return 0;
+  return counter_accept(info, COUNTER_OSCLOCK, 1000000000LL, 0);
 }
 
 const struct counter cpucycles_counter_default_monotonic = {

@@ -21,10 +21,7 @@ static int qpc_setup(struct counter_info *info)
   LARGE_INTEGER f, t;
   if (!QueryPerformanceFrequency(&f) || f.QuadPart <= 0) return -1;
   if (!QueryPerformanceCounter(&t)) return -1;
-  info->kind = COUNTER_OSCLOCK;
-  info->frequency = (long long) f.QuadPart;
-  info->only32 = 0;
-  return 0;
+  return counter_accept(info, COUNTER_OSCLOCK, (long long) f.QuadPart, 0);
 }
 
 const struct counter cpucycles_counter_default_qpc = {

@@ -9,10 +9,7 @@ static long long zero_read(void)
 
 static int zero_setup(struct counter_info *info)
 {
-  info->kind = COUNTER_OSCLOCK;
-  info->frequency = 0;
-  info->only32 = 0;
-  return 0;
+  return counter_accept(info, COUNTER_OSCLOCK, 0, 0);
 }
 
 const struct counter cpucycles_counter_default_zero = {

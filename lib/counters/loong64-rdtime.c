@@ -38,11 +38,8 @@ static int rdtime_setup(struct counter_info *info)
   f = base == 0 || mul == 0 || div == 0 ? 0 : base * mul / div;
   if (f != 0 && (f < RDTIME_MIN_HZ || f > RDTIME_MAX_HZ))
     return counter_refuse(info, "CPUCFG gives an implausible timer frequency", 0);
-  info->kind = COUNTER_OFFCORE;
-  info->frequency = (long long) f;
   info->rate_unknown = f == 0;
-  info->only32 = 0;
-  return 0;
+  return counter_accept(info, COUNTER_OFFCORE, (long long) f, 0);
 }
 
 const struct counter cpucycles_counter_loong64_rdtime = {

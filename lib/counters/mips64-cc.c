@@ -40,10 +40,7 @@ static int cc_setup(struct counter_info *info)
     return counter_refuse(info, "CCRes is implausible", 0);
   cycles_per_count = res;
   rdhwr_cc();
-  info->kind = COUNTER_ONCORE;
-  info->frequency = 0;
-  info->only32 = 1;
-  return 0;
+  return counter_accept(info, COUNTER_ONCORE, 0, 1);
 }
 
 const struct counter cpucycles_counter_mips64_cc = {

@@ -1,19 +1,12 @@
 /* ppc32-mftb: the 64-bit time base of a 32-bit PowerPC CPU, read as two
  * halves with mftbu/mftb: off-core, at the rate lib/timebase.c finds, as
  * ppc64-mftb. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #if !defined(__powerpc__) || defined(__powerpc64__)
 #error "ppc32-mftb needs a 32-bit PowerPC CPU"
 #endif
 
 #include "counter.h"
 #include "timebase.h"
-
-#ifndef CPUCYCLES_TIMEBASE_AVAILABLE
-#error "the mftb counters need lib/timebase.c's time-base frequency"
-#endif
 
 /* One instruction each, its result returned: cppcheck does not see an
  * asm statement's outputs written. */

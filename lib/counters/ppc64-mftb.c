@@ -7,10 +7,6 @@
 #include "counter.h"
 #include "timebase.h"
 
-#ifndef CPUCYCLES_TIMEBASE_AVAILABLE
-#error "the mftb counters need lib/timebase.c's time-base frequency"
-#endif
-
 static long long mftb_read(void)
 {
   long long r;

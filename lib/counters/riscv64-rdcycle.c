@@ -16,15 +16,6 @@ static long long rdcycle_read(void)
   return r;
 }
 
-static int rdcycle_setup(struct counter_info *info)
-{
-  if (cpucycles_rdcycle_access(info) != 0) return -1;
-  info->kind = COUNTER_ONCORE;
-  info->frequency = 0;
-  info->only32 = 0;
-  return 0;
-}
-
 const struct counter cpucycles_counter_riscv64_rdcycle = {
-  "riscv64-rdcycle", rdcycle_read, rdcycle_setup, 0, 0, COUNTER_ASKS
+  "riscv64-rdcycle", rdcycle_read, cpucycles_rdcycle_setup, 0, 0, COUNTER_ASKS
 };

@@ -21,11 +21,8 @@ static long long stckf_read(void)
 static int stckf_setup(struct counter_info *info)
 {
   stckf_read(); /* SIGILL here on a machine without store-clock-fast */
-  info->kind = COUNTER_OFFCORE;
-  info->frequency = TOD_UNITS_PER_SECOND;
   info->frequency_exact = 1;
-  info->only32 = 0;
-  return 0;
+  return counter_accept(info, COUNTER_OFFCORE, TOD_UNITS_PER_SECOND, 0);
 }
 
 const struct counter cpucycles_counter_s390x_stckf = {

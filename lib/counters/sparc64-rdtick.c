@@ -18,10 +18,7 @@ static long long rdtick_read(void)
 static int rdtick_setup(struct counter_info *info)
 {
   rdtick_read(); /* traps here when TICK.NPT is set */
-  info->kind = COUNTER_ONCORE;
-  info->frequency = 0;
-  info->only32 = 0;
-  return 0;
+  return counter_accept(info, COUNTER_ONCORE, 0, 0);
 }
 
 const struct counter cpucycles_counter_sparc64_rdtick = {

@@ -7,10 +7,6 @@
 #include "counter.h"
 #include "tscfreq.h"
 
-#ifndef CPUCYCLES_TSCFREQ_AVAILABLE
-#error "x86-tscasm needs lib/tscfreq.c"
-#endif
-
 static long long tscasm_read(void)
 {
   unsigned int lo, hi;
