@@ -203,13 +203,20 @@ long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
   return give_up(ev); /* a descriptor of ours stopped answering */
 }
 
+int cpucycles_perf_refuse(struct cpucycles_perf_event *ev, struct counter_info *info,
+                          const char *why, int err)
+{
+  cpucycles_perf_close(ev);
+  return counter_refuse(info, why, err);
+}
+
 int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
                          cpucycles_perf_rdpmc_fn rdpmc,
                          unsigned long long config1,
                          struct counter_info *info)
 {
   long long count;
-  int i;
+  int i, r;
 
   if (cpucycles_perf_open(ev, rdpmc != 0, config1) != 0) {
     if (errno == ENOSPC && cpucycles_perf_core_pmus(0, 0) > CPUCYCLES_PMU_MAX)
@@ -220,33 +227,20 @@ int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
     /* Without user reads (the rdpmc switch or perf_user_access 0, a
      * hypervisor) every read would be a read(2): default-perfevent's. */
     for (i = 0; i <= ev->more; i++)
-      if (!(*cpucycles_perf_page_of(ev, i))->cap_user_rdpmc) {
-        cpucycles_perf_close(ev);
-        return counter_refuse(info, CPUCYCLES_REFUSAL_NO_USER_RDPMC, 0);
-      }
+      if (!(*cpucycles_perf_page_of(ev, i))->cap_user_rdpmc)
+        return cpucycles_perf_refuse(ev, info, CPUCYCLES_REFUSAL_NO_USER_RDPMC, 0);
     /* The instruction is not run here, where nothing would catch its
      * fault: the probe tries the reads caught (may_fault).  An event off
      * the hardware (index 0) must answer read(2), which its reads use. */
     if (ev->state == CPUCYCLES_PERF_OPEN && ev->page->index == 0 &&
-        read_event(ev, 0, &count, 1) != 0) {
-      int err = errno;
-      cpucycles_perf_close(ev);
-      return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_READ, err);
-    }
+        read_event(ev, 0, &count, 1) != 0)
+      return cpucycles_perf_refuse(ev, info, CPUCYCLES_REFUSAL_PERF_READ, errno);
     info->may_fault = 1;
-  } else {
-    int r = read_counting(ev, &count);
-    if (r != 0) {
-      int err = errno;
-      cpucycles_perf_close(ev);
-      if (r > 0) return counter_refuse(info, CPUCYCLES_PERF_REFUSAL_STUCK, 0);
-      return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_READ, err);
-    }
+  } else if ((r = read_counting(ev, &count)) != 0) {
+    return r > 0 ? cpucycles_perf_refuse(ev, info, CPUCYCLES_PERF_REFUSAL_STUCK, 0)
+                 : cpucycles_perf_refuse(ev, info, CPUCYCLES_REFUSAL_PERF_READ, errno);
   }
-  info->kind = rdpmc ? COUNTER_ONCORE : COUNTER_PERFEVENT;
-  info->frequency = 0;
-  info->only32 = 0;
-  return 0;
+  return counter_accept(info, rdpmc ? COUNTER_ONCORE : COUNTER_PERFEVENT, 0, 0);
 }
 
 int cpucycles_perf_counter_setup(cpucycles_perf_rdpmc_fn rdpmc,

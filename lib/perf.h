@@ -53,6 +53,10 @@ int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
                          unsigned long long config1,
                          struct counter_info *info);
 
+/* Close ev and refuse: why, with err (taken before the close). */
+int cpucycles_perf_refuse(struct cpucycles_perf_event *ev, struct counter_info *info,
+                          const char *why, int err);
+
 /* The same for the thread's event, a plain event opened first with no
  * thread-local touched (cpucycles_perf_can_open); and a perf counter's
  * release and atfork_child, which close and drop the thread's event. */

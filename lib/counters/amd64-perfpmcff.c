@@ -72,24 +72,17 @@ static int perfpmcff_setup(struct counter_info *info)
   ev = &cpucycles_perf_thread_event; /* (first touched here) */
   if (cpucycles_perf_open(ev, 1, 0) != 0)
     return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_OPEN, errno);
-  if (ev->state == CPUCYCLES_PERF_OPEN_EACH_PMU) {
-    /* A hybrid CPU: amd64-perfpmc sums the core types' events. */
-    cpucycles_perf_close(ev);
-    return counter_refuse(info, CPUCYCLES_PERF_REFUSAL_HYBRID, 0);
-  }
-  if (!on_fixed_counter(ev)) {
-    /* (amd64-perfpmc's or default-perfevent's machine) */
-    cpucycles_perf_close(ev);
-    return counter_refuse(info, CPUCYCLES_REFUSAL_NOT_FIXED, 0);
-  }
+  /* A hybrid CPU: amd64-perfpmc sums the core types' events. */
+  if (ev->state == CPUCYCLES_PERF_OPEN_EACH_PMU)
+    return cpucycles_perf_refuse(ev, info, CPUCYCLES_PERF_REFUSAL_HYBRID, 0);
+  /* (amd64-perfpmc's or default-perfevent's machine) */
+  if (!on_fixed_counter(ev))
+    return cpucycles_perf_refuse(ev, info, CPUCYCLES_REFUSAL_NOT_FIXED, 0);
   ev->fast = 1;
   /* A hypervisor may trap RDPMC though the page offers it: not tried
    * here, where nothing is armed; the probe tries the reads caught. */
   info->may_fault = 1;
-  info->kind = COUNTER_ONCORE;
-  info->frequency = 0;
-  info->only32 = 0;
-  return 0;
+  return counter_accept(info, COUNTER_ONCORE, 0, 0);
 }
 
 const struct counter cpucycles_counter_amd64_perfpmcff = {
