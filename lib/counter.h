@@ -157,26 +157,6 @@ int cpucycles_catch_try(void (*fn)(void *), void *arg, int *stopped_by,
  * installed, the application's action.  Only after a successful arm. */
 void cpucycles_catch_disarm(void);
 
-/* Arm, try once, disarm (the catcher's tests; the probe arms once for all
- * its trials): SIGILL, SIGFPE, SIGBUS, SIGSEGV and SIGABRT caught in the
- * calling thread only; on Windows, the corresponding exceptions.  As
- * cpucycles_catch_try, and -1 when the catcher could not be armed. */
-static inline int cpucycles_works_signal(void (*fn)(void *), void *arg,
-                                         int *stopped_by)
-{
-  int result;
-  if (stopped_by) *stopped_by = 0;
-  if (cpucycles_catch_arm(0) != 0) return -1;
-  result = cpucycles_catch_try(fn, arg, stopped_by, 0);
-  cpucycles_catch_disarm();
-  return result;
-}
-
-static inline int cpucycles_works(void (*fn)(void *), void *arg)
-{
-  return cpucycles_works_signal(fn, arg, 0);
-}
-
 /* The fallback that always answers; never in the probe's table. */
 extern const struct counter cpucycles_counter_default_zero;
 

@@ -16,11 +16,6 @@
  * where none was read or it held no digit; seen->name is the caller's. */
 int cpucycles_rdpmc_switch_read(const char *root, struct counter_setting *seen);
 
-static inline int cpucycles_rdpmc_switch(const char *root)
-{
-  return cpucycles_rdpmc_switch_read(root, 0);
-}
-
 /* ROOT/proc/sys/kernel/perf_user_access (RISC-V 6.6, arm64 5.17): 0 no
  * user reads, 1 only through a mapped event, 2 (RISC-V legacy) the cycle
  * CSR for all; -1 without it, or anything else. */

@@ -269,12 +269,12 @@ START_TEST(rdpmc_switch_absent)
 {
   make_root();
   /* no sysfs at all: nothing to ask */
-  ck_assert_int_eq(cpucycles_rdpmc_switch(root), -1);
+  ck_assert_int_eq(cpucycles_rdpmc_switch_read(root, 0), -1);
   /* PMUs, but no core PMU: no PMU driver, RDPMC never allowed */
   put("software", 0);
-  ck_assert_int_eq(cpucycles_rdpmc_switch(root), 0);
+  ck_assert_int_eq(cpucycles_rdpmc_switch_read(root, 0), 0);
   put("cpu", 0);  /* a core PMU without the switch: before 3.4, never */
-  ck_assert_int_eq(cpucycles_rdpmc_switch(root), 0);
+  ck_assert_int_eq(cpucycles_rdpmc_switch_read(root, 0), 0);
 }
 END_TEST
 
@@ -282,19 +282,19 @@ START_TEST(rdpmc_switch_values)
 {
   make_root();
   put("cpu", "2\n");
-  ck_assert_int_eq(cpucycles_rdpmc_switch(root), 2);
+  ck_assert_int_eq(cpucycles_rdpmc_switch_read(root, 0), 2);
   put("cpu", "2");
-  ck_assert_int_eq(cpucycles_rdpmc_switch(root), 2);
+  ck_assert_int_eq(cpucycles_rdpmc_switch_read(root, 0), 2);
   put("cpu", "1\n");  /* Linux's default: only beside a mapped event */
-  ck_assert_int_eq(cpucycles_rdpmc_switch(root), 1);
+  ck_assert_int_eq(cpucycles_rdpmc_switch_read(root, 0), 1);
   put("cpu", "0\n");
-  ck_assert_int_eq(cpucycles_rdpmc_switch(root), 1);
+  ck_assert_int_eq(cpucycles_rdpmc_switch_read(root, 0), 1);
   put("cpu", "22\n");
-  ck_assert_int_eq(cpucycles_rdpmc_switch(root), 1);
+  ck_assert_int_eq(cpucycles_rdpmc_switch_read(root, 0), 1);
   put("cpu", "2x\n");
-  ck_assert_int_eq(cpucycles_rdpmc_switch(root), 1);
+  ck_assert_int_eq(cpucycles_rdpmc_switch_read(root, 0), 1);
   put("cpu", "");
-  ck_assert_int_eq(cpucycles_rdpmc_switch(root), 1);
+  ck_assert_int_eq(cpucycles_rdpmc_switch_read(root, 0), 1);
 }
 END_TEST
 
@@ -303,9 +303,9 @@ START_TEST(rdpmc_switch_of_hybrid_processors)
   make_root();
   put("cpu_core", "2\n");
   put("cpu_atom", "2\n");
-  ck_assert_int_eq(cpucycles_rdpmc_switch(root), 2);
+  ck_assert_int_eq(cpucycles_rdpmc_switch_read(root, 0), 2);
   put("cpu_atom", "1\n");  /* the E-cores would fault */
-  ck_assert_int_eq(cpucycles_rdpmc_switch(root), 1);
+  ck_assert_int_eq(cpucycles_rdpmc_switch_read(root, 0), 1);
 }
 END_TEST
 
@@ -342,7 +342,7 @@ START_TEST(rdpmc_switch_unreadable)
   snprintf(path, sizeof path, "%s/sys/bus/event_source/devices/cpu/rdpmc", root);
   unlink(path);
   ck_assert_int_eq(mkdir(path, 0755), 0);  /* a directory: open works, read fails */
-  ck_assert_int_eq(cpucycles_rdpmc_switch(root), 1);
+  ck_assert_int_eq(cpucycles_rdpmc_switch_read(root, 0), 1);
 }
 END_TEST
 

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "counter.h"
+#include "works-once.h"
 #include "seams.h"
 #include "pmu.h"
 #include "fixture-tree.h"

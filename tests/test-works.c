@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "counter.h"
+#include "works-once.h"
 #include "checked-by.h"
 #include "fault.h"
 /* ThreadSanitizer delivers signals through its own handler, which calls
@@ -32,6 +33,7 @@
  * Under a sanitizer the real one is its interceptor. */
 extern int __interceptor_pthread_sigmask(int, const sigset_t *, sigset_t *)
   __attribute__((weak));
+
 static int fail_sigmask_call;
 
 int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <windows.h>
 #include "counter.h"
+#include "works-once.h"
 #include "once-windows.h"
 #include "persecond.h"
 #include "persecond-windows.h"
