@@ -184,7 +184,7 @@ static inline size_t cpucycles_perf_page_size(void)
 int cpucycles_perf_event_open(struct cpucycles_perf_event *ev, int map_page,
                               unsigned long long config1, long held);
 struct counter_info;
-/* A thread touches its thread-local events (glibc may allocate them on the
+/* A thread touches its thread-local event (glibc may allocate it on the
  * first touch: doc/security.md, "Static TLS") only where an event opens:
  * a setup asks first, with no event and no lock (under the first call's);
  * the event_open that follows takes that descriptor or closes it. */
