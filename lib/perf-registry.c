@@ -243,8 +243,13 @@ int cpucycles_perf_open_once(struct cpucycles_perf_event *ev, int map_page,
     if (inherited(ev)) cpucycles_perf_forget(ev); /* dropped, not listed */
     cpucycles_perf_unlock();
   }
-  /* another perf counter's (the probe set each up in turn): closed */
-  if (ev->state != CPUCYCLES_PERF_UNOPENED && ev->kind != kind) cpucycles_perf_close(ev);
+  /* another perf counter's (the probe sets each up in turn): closed, or
+   * forgotten where refused (never listed); left where a signal handler
+   * of a thread in the lock cannot close it (the reader falls back) */
+  if (ev->state != CPUCYCLES_PERF_UNOPENED && ev->kind != kind) {
+    if (ev->state == CPUCYCLES_PERF_FALLBACK) cpucycles_perf_forget(ev);
+    else cpucycles_perf_close(ev);
+  }
   if (ev->state != CPUCYCLES_PERF_UNOPENED) return 0;
   if (cpucycles_perf_open(ev, map_page, config1) == 0) return 1;
   /* (refused in a signal handler: tried again on a later read) */

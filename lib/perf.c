@@ -189,6 +189,8 @@ long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
     if (read_counting(ev, &count) == 0) return read_value(ev, count);
     return give_up(ev);
   }
+  if (ev->kind != cpucycles_perf_kind(rdpmc != 0, config1)) /* (open_once) */
+    return cpucycles_perf_fallback();
   if (ev->state == CPUCYCLES_PERF_OPEN) {
     if (rdpmc && cpucycles_perf_page_read(ev->page, rdpmc, &count) == 0)
       return count;

@@ -1000,6 +1000,33 @@ START_TEST(perf_counters_share_the_threads_event)
 }
 END_TEST
 
+/* A thread refused one kind of event reads the fallback for that kind
+ * only: a counter of another kind still opens its own (as the probe's
+ * setups do, one after another, in the probing thread). */
+START_TEST(perf_counter_refused_leaves_another_kind_its_open)
+{
+  const char *const pagers[] = { "amd64-perfpmc", "arm64-perfpmc",
+                                 "riscv64-perfrdcycle", "riscv32-perfrdcycle" };
+  const struct counter *paged = 0, *plain = find_counter("default-perfevent");
+  unsigned long long first_word;
+  size_t i;
+  for (i = 0; i < sizeof pagers / sizeof *pagers && !paged; i++)
+    paged = find_counter(pagers[i]);
+  if (!paged || !plain) return;
+  cpucycles_perf_set_opener(refusing_open);
+  plain->read(); /* refused: this thread's default-perfevent falls back */
+  ck_assert_int_eq(open_calls, 1);
+  fake_page_template(0, 0, 1);
+  page_template.version = 42;
+  memcpy(&first_word, &page_template, sizeof first_word);
+  cpucycles_perf_set_opener(memfd_open);
+  ck_assert_int_eq(paged->read(), (long long) first_word);
+  ck_assert_int_eq(open_calls, 2);
+  paged->release();
+  ck_assert(fd_is_closed(opened_fd(1)));
+}
+END_TEST
+
 /* Each perfpmc counter asks for the attr.config1 its kernel wants: arm64's
  * user access (bit 1) and 64-bit counter (bit 0), nothing elsewhere; in
  * setup and when a thread opens its own event on its first read. */
@@ -2915,6 +2942,7 @@ static Suite *perf_suite(void)
   tcase_add_test(tc, perfpmc_refuses_without_cap_user_rdpmc);
   tcase_add_test(tc, perfpmc_index_zero_reads_the_descriptor);
   tcase_add_test(tc, perf_counters_share_the_threads_event);
+  tcase_add_test(tc, perf_counter_refused_leaves_another_kind_its_open);
   tcase_add_test(tc, perfpmc_counters_ask_for_their_config1);
   tcase_add_test(tc, pmcff_refuses_unless_on_fixed_counter_1);
   tcase_add_test(tc, probe_survives_a_page_whose_reads_fault);
