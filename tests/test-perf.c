@@ -958,6 +958,28 @@ START_TEST(perfpmc_index_zero_reads_the_descriptor)
 }
 END_TEST
 
+/* A page-reading perf counter of this build, default-perfevent, and a
+ * page at index 0 (the page counter reads read(2) too, no instruction
+ * run), each fresh event's read giving the page's first 8 bytes, returned.
+ * 0 where the build lacks either counter. */
+static unsigned long long two_kinds(const struct counter **paged,
+                                    const struct counter **plain)
+{
+  const char *const pagers[] = { "amd64-perfpmc", "arm64-perfpmc",
+                                 "riscv64-perfrdcycle", "riscv32-perfrdcycle" };
+  unsigned long long first_word;
+  size_t i;
+  *paged = 0;
+  *plain = find_counter("default-perfevent");
+  for (i = 0; i < sizeof pagers / sizeof *pagers && !*paged; i++)
+    *paged = find_counter(pagers[i]);
+  if (!*paged || !*plain) return 0;
+  fake_page_template(0, 0, 1);
+  page_template.version = 42;
+  memcpy(&first_word, &page_template, sizeof first_word);
+  return first_word;
+}
+
 /* The perf counters share one event a thread (perf.h; doc/security.md,
  * "Static TLS"): a counter's setup replaces another's event, and a read by
  * a counter of another kind (mapped or not, its config1) closes the event
@@ -965,20 +987,10 @@ END_TEST
  * page would crash). */
 START_TEST(perf_counters_share_the_threads_event)
 {
-  const char *const pagers[] = { "amd64-perfpmc", "arm64-perfpmc",
-                                 "riscv64-perfrdcycle", "riscv32-perfrdcycle" };
-  const struct counter *paged = 0, *plain = find_counter("default-perfevent");
+  const struct counter *paged, *plain;
   struct counter_info info;
-  unsigned long long first_word;
-  size_t i;
-  for (i = 0; i < sizeof pagers / sizeof *pagers && !paged; i++)
-    paged = find_counter(pagers[i]);
-  if (!paged || !plain) return;
-  /* index 0: the page counter reads read(2) too, no instruction run;
-   * every read of a fresh event gives the page's first 8 bytes */
-  fake_page_template(0, 0, 1);
-  page_template.version = 42;
-  memcpy(&first_word, &page_template, sizeof first_word);
+  unsigned long long first_word = two_kinds(&paged, &plain);
+  if (!first_word) return;
   cpucycles_perf_set_opener(memfd_open);
   ck_assert_int_eq(paged->setup(&info), 0);
   ck_assert_int_eq(plain->setup(&info), 0);
@@ -1005,20 +1017,12 @@ END_TEST
  * setups do, one after another, in the probing thread). */
 START_TEST(perf_counter_refused_leaves_another_kind_its_open)
 {
-  const char *const pagers[] = { "amd64-perfpmc", "arm64-perfpmc",
-                                 "riscv64-perfrdcycle", "riscv32-perfrdcycle" };
-  const struct counter *paged = 0, *plain = find_counter("default-perfevent");
-  unsigned long long first_word;
-  size_t i;
-  for (i = 0; i < sizeof pagers / sizeof *pagers && !paged; i++)
-    paged = find_counter(pagers[i]);
-  if (!paged || !plain) return;
+  const struct counter *paged, *plain;
+  unsigned long long first_word = two_kinds(&paged, &plain);
+  if (!first_word) return;
   cpucycles_perf_set_opener(refusing_open);
   plain->read(); /* refused: this thread's default-perfevent falls back */
   ck_assert_int_eq(open_calls, 1);
-  fake_page_template(0, 0, 1);
-  page_template.version = 42;
-  memcpy(&first_word, &page_template, sizeof first_word);
   cpucycles_perf_set_opener(memfd_open);
   ck_assert_int_eq(paged->read(), (long long) first_word);
   ck_assert_int_eq(open_calls, 2);
