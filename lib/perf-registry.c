@@ -244,12 +244,9 @@ int cpucycles_perf_open_once(struct cpucycles_perf_event *ev, int map_page,
     cpucycles_perf_unlock();
   }
   /* another perf counter's (the probe sets each up in turn): closed, or
-   * forgotten where refused (never listed); left where a signal handler
-   * of a thread in the lock cannot close it (the reader falls back) */
-  if (ev->state != CPUCYCLES_PERF_UNOPENED && ev->kind != kind) {
-    if (ev->state == CPUCYCLES_PERF_FALLBACK) cpucycles_perf_forget(ev);
-    else cpucycles_perf_close(ev);
-  }
+   * left where a signal handler of a thread in the lock cannot close it
+   * (the reader falls back) */
+  if (ev->state != CPUCYCLES_PERF_UNOPENED && ev->kind != kind) cpucycles_perf_close(ev);
   if (ev->state != CPUCYCLES_PERF_UNOPENED) return 0;
   if (cpucycles_perf_open(ev, map_page, config1) == 0) return 1;
   /* (refused in a signal handler: tried again on a later read) */
@@ -262,13 +259,14 @@ int cpucycles_perf_open_once(struct cpucycles_perf_event *ev, int map_page,
 
 void cpucycles_perf_close(struct cpucycles_perf_event *ev)
 {
-  /* no event ever opened: nothing to close, no thread-local touched */
-  if (!cpucycles_perf_ever_linked()) return;
-  /* nothing open or listed: only this thread changes its event, no lock */
+  /* nothing open or listed (never, or refused): only this thread changes
+   * its event, no lock */
   if (!ev->linked && !cpucycles_perf_is_open(ev)) {
     cpucycles_perf_forget(ev);
     return;
   }
+  /* none ever linked: this thread is opening the first, under the lock */
+  if (!cpucycles_perf_ever_linked()) return;
   if (cpucycles_perf_lock() != 0) return; /* left open, for a later close */
   cpucycles_perf_close_locked(ev);
   cpucycles_perf_unlock();
