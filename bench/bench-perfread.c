@@ -16,23 +16,27 @@
  * Target: one core type within a few cycles of the baseline, whatever
  * the hybrid support adds elsewhere.
  *
+ * Back-to-back differences move in steps of the instruction's own
+ * granularity (about 26 cycles for rdtsc in a VM), too coarse for the few
+ * cycles a check costs, so each counter's read is also timed as the
+ * average of 1000 reads in a loop, each through a function pointer:
+ * the instruction alone; amd64-perfpmc's read (the page loop);
+ * amd64-perfpmcff's, the page checked at each read, against its read
+ * before it checked the page (the instruction behind a state and epoch
+ * test); the hybrid sum.
+ *
  * Then the thread-local storage, as in the library: a stand-in counter in
  * a shared object (bench/perfread-module.c), its event a thread-local
  * there, called through a function pointer as cpucycles() calls the
  * chosen counter; once with the library's own thread-local model
  * (perfread-lib.so) and once with initial-exec (perfread-ie.so, what the
  * library used before it stopped taking glibc's static TLS reserve).
- * Back-to-back differences move in steps of the instruction's own
- * granularity (about 26 cycles for rdtsc in a VM), too coarse for the few
- * cycles a thread-local access costs, so these are also timed as the
- * average of 1000 reads in a loop.
  *
  * Last, default-perfevent's read(2) path with a real event where the
  * kernel gives one (a software task-clock event: no PMU needed), in
- * nanoseconds per read: the library's read (one read(2), the event at its
- * high number) against an identity asked before each read
- * (PERF_EVENT_IOC_ID, then read(2): what an event that could not be moved
- * high pays, and every event paid before). */
+ * nanoseconds per read: the library's read (the event's identity asked,
+ * read(2), the clock that a stopped count goes on with) against a bare
+ * read(2) of the same event. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -92,14 +96,44 @@ static long long per_read(long long (*read)(void))
   return (long long) ((t1 - t0) * 100 / LOOP);
 }
 
-/* The program's own stand-in event, a plain global here; its read as a
- * function, for the loop. */
+/* The program's own stand-in event, a plain global here (its page on
+ * "counter" 0: index 1), and each counter's read of it as a function, for
+ * the loop. */
 static struct cpucycles_perf_event one;
+
+static long long instruction_read(void)
+{
+  return (long long) instruction(0);
+}
 
 static long long program_read(void)
 {
   return cpucycles_perf_read_fast(&one, instruction, 0);
 }
+
+static long long fixed_read(void)
+{
+  return cpucycles_perf_read_on(&one, instruction, 0, 1);
+}
+
+/* amd64-perfpmcff's read before it checked the page: the raw counter
+ * behind a state and epoch test. */
+static long long unchecked_fixed_read(void)
+{
+  if (__builtin_expect(one.state == CPUCYCLES_PERF_OPEN &&
+                       one.epoch == cpucycles_perf_current_epoch(), 1))
+    return (long long) instruction(0);
+  return cpucycles_perf_read(&one, instruction, 0);
+}
+
+#ifdef CPUCYCLES_PMU_MAX
+static struct cpucycles_perf_event hybrid;
+
+static long long hybrid_read(void)
+{
+  return cpucycles_perf_read_fast(&hybrid, instruction, 0);
+}
+#endif
 
 static long long (*module_setup(const char *path))(void)
 {
@@ -120,6 +154,13 @@ static long long sw_read(void)
   return cpucycles_perf_read(&sw, 0, 0);
 }
 
+static long long bare_read(void)
+{
+  long long count = 0;
+  if (read(sw.fd, &count, sizeof count) != (ssize_t) sizeof count) return 0;
+  return count;
+}
+
 static long long now_ns(void)
 {
   struct timespec t;
@@ -128,12 +169,12 @@ static long long now_ns(void)
 }
 
 /* Nanoseconds per read of the software event, times 100. */
-static long long sw_per_read(void)
+static long long sw_per_read(long long (*read_it)(void))
 {
   long long t0, t1, sum = 0;
   int i;
   t0 = now_ns();
-  for (i = 0; i < LOOP; i++) sum += sw_read();
+  for (i = 0; i < LOOP; i++) sum += read_it();
   t1 = now_ns();
   sink = sum;
   return (t1 - t0) * 100 / LOOP;
@@ -204,10 +245,10 @@ int main(void)
 {
   long long base[ROUNDS], single[ROUNDS];
   long long lib[ROUNDS], ie[ROUNDS], loop_one[ROUNDS], loop_lib[ROUNDS], loop_ie[ROUNDS];
+  long long loop_base[ROUNDS], loop_fixed[ROUNDS], loop_unchecked[ROUNDS];
   long long (*lib_read)(void), (*ie_read)(void);
 #ifdef CPUCYCLES_PMU_MAX
-  static struct cpucycles_perf_event hybrid;
-  long long each[ROUNDS];
+  long long each[ROUNDS], loop_each[ROUNDS];
 #endif
   int r;
 
@@ -255,7 +296,13 @@ int main(void)
 #endif
     lib[r] = run_module(lib_read);
     ie[r] = run_module(ie_read);
+    loop_base[r] = per_read(instruction_read);
     loop_one[r] = per_read(program_read);
+    loop_fixed[r] = per_read(fixed_read);
+    loop_unchecked[r] = per_read(unchecked_fixed_read);
+#ifdef CPUCYCLES_PMU_MAX
+    loop_each[r] = per_read(hybrid_read);
+#endif
     loop_lib[r] = per_read(lib_read);
     loop_ie[r] = per_read(ie_read);
   }
@@ -275,6 +322,18 @@ int main(void)
     printf("ratio hybrid / one core type %.3f\n",
            (double) each[ROUNDS / 2] / (double) single[ROUNDS / 2]);
   cpucycles_perf_close(&hybrid);
+#endif
+  printf("average of %d reads in a loop, each through a pointer, in %s ticks:\n", LOOP,
+         INSTRUCTION);
+  printf("  the instruction alone: %.2f\n", (double) median_of(loop_base) / 100);
+  printf("  amd64-perfpmc's read (the page loop): %.2f\n", (double) median_of(loop_one) / 100);
+  printf("  amd64-perfpmcff's read, its page checked: %.2f; before, unchecked: %.2f\n",
+         (double) median_of(loop_fixed) / 100, (double) median_of(loop_unchecked) / 100);
+  if (median_of(loop_unchecked) > 0)
+    printf("ratio amd64-perfpmcff checked / unchecked %.3f\n",
+           (double) median_of(loop_fixed) / (double) median_of(loop_unchecked));
+#ifdef CPUCYCLES_PMU_MAX
+  printf("  the hybrid sum: %.2f\n", (double) median_of(loop_each) / 100);
 #endif
   printf("a counter in a shared object, through a pointer, event thread-local:\n");
   printf("  initial-exec: %lld; the library's model: %lld\n", median_of(ie), median_of(lib));
@@ -296,21 +355,17 @@ int main(void)
     return 0;
   }
   {
-    long long checked[ROUNDS], unchecked[ROUNDS];
+    long long library[ROUNDS], bare[ROUNDS];
     for (r = 0; r < ROUNDS; r++) {
-      sw.asks = 1; /* as an event that could not be moved high */
-      checked[r] = sw_per_read();
-      sw.asks = 0; /* the event at its high number: read(2) alone */
-      unchecked[r] = sw_per_read();
+      library[r] = sw_per_read(sw_read);
+      bare[r] = sw_per_read(bare_read);
     }
-    printf("read(2) path (default-perfevent), a software event at fd %d, ns per read:\n",
-           sw.fd);
-    printf("  read(2) alone (the library's read): %.1f; with the identity asked"
-           " first (ioctl, then read): %.1f\n",
-           (double) median_of(unchecked) / 100, (double) median_of(checked) / 100);
-    if (median_of(unchecked) > 0)
-      printf("ratio asked / read alone %.3f\n",
-             (double) median_of(checked) / (double) median_of(unchecked));
+    printf("read(2) path (default-perfevent), a software event, ns per read:\n");
+    printf("  the library's read (identity, read(2), clock): %.1f; a bare read(2): %.1f\n",
+           (double) median_of(library) / 100, (double) median_of(bare) / 100);
+    if (median_of(bare) > 0)
+      printf("ratio library / bare read(2) %.3f\n",
+             (double) median_of(library) / (double) median_of(bare));
   }
   cpucycles_perf_close(&sw);
   return 0;

@@ -2,10 +2,10 @@
  * close, the perf code's lowest layer (perf-internal.h), which knows
  * nothing of the registry that serialises, lists and closes events.  The
  * program may close our descriptors (close_range) and reuse the numbers
- * (doc/perf-counters.md, "Descriptors"), so an event lives high, where a
- * read(2) needs no question first, and its kernel id (PERF_EVENT_IOC_ID)
- * is checked on the slow paths: a number no longer the event's is never
- * read, written or closed again.  No id: trusted. */
+ * (doc/perf-counters.md, "Descriptors"), so each event's kernel id
+ * (PERF_EVENT_IOC_ID) is asked before every read(2) and close: a number no
+ * longer the event's is never read, written or closed again.  No id:
+ * trusted. */
 #include "perf-internal.h" /* first: config.h, _GNU_SOURCE */
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
@@ -22,8 +22,6 @@
 #define PERF_FLAG_FD_CLOEXEC (1UL << 3) /* Linux 3.14 */
 #endif
 
-#define EVENTS_HIGH_MAX 4096
-
 /* The core PMUs, under the callers' serialisation (perf-internal.h). */
 static struct {
   struct cpucycles_pmu pmu[CPUCYCLES_PMU_MAX];
@@ -32,39 +30,15 @@ static struct {
   const char *root; /* where they were looked for */
 } core;
 
-/* The top quarter of the soft RLIMIT_NOFILE, at most EVENTS_HIGH_MAX (the
- * kernel's table grows to the highest number); 0: no room. */
-static int high_base(void)
-{
-  struct rlimit rl;
-  rlim_t base;
-  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 8) return 0;
-  base = rl.rlim_cur - rl.rlim_cur / 4;
-  return base > EVENTS_HIGH_MAX ? EVENTS_HIGH_MAX : (int) base;
-}
-
-/* fd moved to the lowest free number at or above base (close-on-exec), or
- * fd itself, with *asks set, where it stays below. */
-static int move_high(int fd, int base, int *asks)
-{
-  int high;
-  if (base > 0 && fd < base && (high = fcntl(fd, F_DUPFD_CLOEXEC, base)) >= 0) {
-    close(fd);
-    return high;
-  }
-  if (fd < base || base == 0) *asks = 1;
-  return fd;
-}
-
 /* The process's events' most descriptors: a quarter of the soft
- * RLIMIT_NOFILE, at least 16; past it a thread reads the fallback. */
+ * RLIMIT_NOFILE, the rest left to the program; past it a thread reads the
+ * fallback. */
 static long events_ceiling(void)
 {
   struct rlimit rl;
   if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
       rl.rlim_cur / 4 >= (rlim_t) LONG_MAX)
     return LONG_MAX;
-  if (rl.rlim_cur / 4 < 16) return 16;
   return (long) (rl.rlim_cur / 4);
 }
 
@@ -172,15 +146,15 @@ static void undo_opens(const int *fds, void *const *pages, int n)
 }
 
 /* One event per core PMU on a hybrid CPU, else the one plain event: all
- * or none, moved high, mapped with map_page.  The process's first event
- * looks for the core PMUs (not before: a machine without perf events
- * reads no sysfs for them); two or more make it hybrid. */
+ * or none, mapped with map_page.  The process's first event looks for the
+ * core PMUs (not before: a machine without perf events reads no sysfs for
+ * them); two or more make it hybrid. */
 static int open_all(struct cpucycles_perf_event *ev, int map_page,
                     unsigned long long config1, long held)
 {
   int fds[CPUCYCLES_PMU_MAX] = { 0 };
   void *pages[CPUCYCLES_PMU_MAX] = { 0 };
-  int i, n, base = 0, asks = 0;
+  int i, n;
   const struct cpucycles_pmu *pmus;
 
   check_root();
@@ -190,9 +164,7 @@ static int open_all(struct cpucycles_perf_event *ev, int map_page,
     errno = ENOSPC; /* setup says why: CPUCYCLES_PERF_REFUSAL_PMUS */
     return -1;
   }
-  /* (the limit asked only where events are held: the ceiling is at
-   * least 16, more than n, so none held is never past it) */
-  if (held > 0 && held > events_ceiling() - n) {
+  if (held + n > events_ceiling()) {
     errno = EMFILE;
     return -1;
   }
@@ -202,8 +174,6 @@ static int open_all(struct cpucycles_perf_event *ev, int map_page,
       undo_opens(fds, pages, i);
       return -1;
     }
-    if (i == 0) base = high_base(); /* (none asked where no event opens) */
-    fds[i] = move_high(fds[i], base, &asks);
     if (!pmus && !core.looked) {
       core.found = cpucycles_pmu_discover(core.root, core.pmu, CPUCYCLES_PMU_MAX);
       core.looked = 1;
@@ -217,7 +187,6 @@ static int open_all(struct cpucycles_perf_event *ev, int map_page,
       return -1;
     }
   }
-  ev->asks = asks;
   ev->more = n - 1;
   for (i = 0; i < n; i++) {
     *cpucycles_perf_fd_of(ev, i) = fds[i];
@@ -281,11 +250,11 @@ void cpucycles_perf_forget(struct cpucycles_perf_event *ev)
   ev->fd = -1;
   ev->page = 0;
   ev->id = 0;
-  ev->asks = 0;
   ev->epoch = 0;
-  ev->fast = 0;
+  ev->timed = 0;
   ev->base = 0;
-  ev->last = 0;
+  ev->seen = 0;
+  ev->seen_at = 0;
   for (i = 0; i < ev->more; i++) {
     ev->more_fd[i] = -1;
     ev->more_page[i] = 0;

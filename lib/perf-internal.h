@@ -62,23 +62,23 @@ struct cpucycles_perf_event {
   struct cpucycles_perf_event *next;          /* the thread's open events */
   struct cpucycles_perf_event *all_next;      /* every thread's */
   int linked;                                 /* on those lists */
-  int fast;           /* the counter's note that its hot path may be taken;
-                         cleared whenever the event is closed or dropped */
   unsigned int epoch; /* the process's that opened it */
   int more;           /* OPEN_EACH_PMU: the events beyond the first */
   int more_fd[CPUCYCLES_PMU_MAX - 1];
-  int asks;  /* a descriptor stayed low: identity asked before each read */
+  int timed; /* seen_at holds the clock of the last read through perf.c */
   volatile struct perf_event_mmap_page *more_page[CPUCYCLES_PMU_MAX - 1];
-  /* the kernel's event ids (0: none), checked on the slow paths, so that a
-   * number the program closed and reused is left alone (perf-event.c) */
+  /* the kernel's event ids (0: none), asked before each read(2) and each
+   * close, so that a number the program closed and reused is left alone
+   * (perf-event.c) */
   unsigned long long id;
   unsigned long long more_id[CPUCYCLES_PMU_MAX - 1];
   unsigned long long kind; /* cpucycles_perf_kind() it was last opened
                               (or refused) as; kept when closed */
-  long long last; /* read(2) only: the last value read, and the base that */
-  long long base; /* keeps the values growing across a replaced event */
+  /* What keeps a thread's values growing (perf.c, value_of): every read
+   * returns the count plus base; seen and seen_at are the count and the
+   * fallback clock of the last read through perf.c. */
+  long long base, seen, seen_at;
 };
-
 /* What an event is opened as: attr.config1 (arm64 uses bits 0 and 1) and
  * whether its page is mapped. */
 static inline unsigned long long cpucycles_perf_kind(int map_page,
@@ -107,14 +107,18 @@ extern const struct cpucycles_perf_ops cpucycles_perf_ops
 
 /* The count from a self-monitoring page, as <linux/perf_event.h>
  * prescribes: offset + rdpmc(index - 1) sign-extended from pmc_width,
- * retried while `lock` changes.  0 with *out; -1 without user reads
- * (cap_user_rdpmc 0, a bad width) or at index 0 (not on a counter now)
- * unless index0_counts (the count is then the offset).  Inline, so that a
- * counter's rdpmc and a constant index0_counts compile to the
+ * retried while `lock` changes, every field read again at each read (the
+ * kernel moves an event between counters, takes it off them, may stop
+ * offering user reads).  0 with *out; -1 without user reads
+ * (cap_user_rdpmc 0, a bad width), anywhere but at index `only` (when
+ * not 0: the counter the caller reads), or at index 0 (not on a counter
+ * now) unless index0_counts: then 1, the count being the offset.
+ * Inline, so that a counter's rdpmc and constant arguments compile to the
  * instruction, no call, no dead branch. */
 static inline int cpucycles_perf_page_count(
     const volatile struct perf_event_mmap_page *pg,
-    cpucycles_perf_rdpmc_fn rdpmc, long long *out, int index0_counts)
+    cpucycles_perf_rdpmc_fn rdpmc, long long *out, int index0_counts,
+    unsigned int only)
 {
   unsigned int seq, index, width;
   unsigned long long offset, pmc;
@@ -125,14 +129,16 @@ static inline int cpucycles_perf_page_count(
     __asm__ __volatile__("" ::: "memory");
     index = pg->index;
     offset = (unsigned long long) pg->offset;
-    if (!pg->cap_user_rdpmc || index == 0) {
-      if (!index0_counts || !pg->cap_user_rdpmc) return -1;
+    if (!pg->cap_user_rdpmc || (only && index != only)) return -1;
+    if (index == 0) {
+      if (!index0_counts) return -1;
       width = 64;
       pmc = 0;
     } else {
       width = pg->pmc_width;
       if (width == 0 || width > 64) return -1;
-      pmc = rdpmc(index - 1);
+      pmc = rdpmc((only ? only : index) - 1); /* a constant `only`: no
+                                                 wait for the load */
     }
     __asm__ __volatile__("" ::: "memory");
   } while (pg->lock != seq);
@@ -141,7 +147,7 @@ static inline int cpucycles_perf_page_count(
   pmc <<= 64 - width;
   pmc = (unsigned long long) ((long long) pmc >> (64 - width));
   *out = (long long) (offset + pmc);
-  return 0;
+  return index == 0;
 }
 
 /* The page read of a thread's one event: -1 at index 0. */
@@ -149,7 +155,7 @@ static inline int cpucycles_perf_page_read(
     const volatile struct perf_event_mmap_page *pg,
     cpucycles_perf_rdpmc_fn rdpmc, long long *out)
 {
-  return cpucycles_perf_page_count(pg, rdpmc, out, 0);
+  return cpucycles_perf_page_count(pg, rdpmc, out, 0, 0);
 }
 
 static inline int cpucycles_perf_is_open(const struct cpucycles_perf_event *ev)
@@ -179,8 +185,9 @@ static inline size_t cpucycles_perf_page_size(void)
 /* perf-event.c, serialised by the callers.  Open ev (UNOPENED) for the
  * calling thread: close-on-exec, attr.config1 = config1, its page mapped
  * with map_page; on a hybrid CPU one per core PMU (OPEN_EACH_PMU; ENOSPC
- * beyond CPUCYCLES_PMU_MAX); EMFILE, with no system call, where the
- * process's `held` descriptors would pass its ceiling.  0, or -1. */
+ * beyond CPUCYCLES_PMU_MAX); EMFILE where the process's `held`
+ * descriptors and these would pass a quarter of its soft RLIMIT_NOFILE.
+ * 0, or -1. */
 int cpucycles_perf_event_open(struct cpucycles_perf_event *ev, int map_page,
                               unsigned long long config1, long held);
 struct counter_info;

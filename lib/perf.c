@@ -15,28 +15,26 @@
 __thread struct cpucycles_perf_event cpucycles_perf_thread_event;
 
 /* The fallback clock's rate, and its base second, taken at its first
- * read in the process (LLONG_MIN until then): no clock is read for a
- * process that never falls back. */
+ * read in the process (LLONG_MIN until then). */
 static struct {
   long long persecond;
   long long base_sec;
 } fallback = { 1000000000LL, LLONG_MIN };
 
-/* read(2) of event i's count: one system call where the descriptor lives
- * high (perf-event.c); identity asked after a failed read, and before it
- * where the event stayed low or with ask (a page counter: the number may
- * hold the program's dup2()).  0 with *out; -1 when the event's read
- * fails; 1, errno EBADF, when the number is not the event's (any more). */
-static int read_event(struct cpucycles_perf_event *ev, int i, long long *out,
-                      int ask)
+/* read(2) of event i's count, once the descriptor has said it is still
+ * the event's (perf-event.c): a number the program closed and reused is
+ * never read, so none of its data is taken and no read of it blocks.  0
+ * with *out; -1 when the event's read fails; 1, errno EBADF, when the
+ * number is not the event's (any more). */
+static int read_event(struct cpucycles_perf_event *ev, int i, long long *out)
 {
   int fd = *cpucycles_perf_fd_of(ev, i);
   ssize_t n;
-  if (fd >= 0 && !((ask || ev->asks) && !cpucycles_perf_is_ours(ev, i))) {
+  if (fd >= 0 && cpucycles_perf_is_ours(ev, i)) {
     n = read(fd, out, sizeof *out);
     if (n == (ssize_t) sizeof *out) return 0;
     if (n >= 0) errno = EIO;
-    if (errno != EBADF && cpucycles_perf_is_ours(ev, i)) return -1;
+    if (errno != EBADF) return -1;
   }
   errno = EBADF;
   return 1;
@@ -50,15 +48,16 @@ void cpucycles_perf_set_persecond(long long persecond)
 long long cpucycles_perf_fallback(void)
 {
   long long persecond = __atomic_load_n(&fallback.persecond, __ATOMIC_ACQUIRE);
-  long long base = LLONG_MIN;
+  long long base = __atomic_load_n(&fallback.base_sec, __ATOMIC_RELAXED);
   unsigned long long seconds;
   struct timespec t;
   cpucycles_osclock_setup(); /* the vDSO only where RDTSC was asked */
   if (cpucycles_perf_ops.clock(CLOCK_MONOTONIC, &t) != 0) return 0;
   /* the first reader's second is every thread's base */
-  __atomic_compare_exchange_n(&fallback.base_sec, &base, (long long) t.tv_sec, 0,
-                              __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-  if (base == LLONG_MIN) base = (long long) t.tv_sec;
+  if (base == LLONG_MIN &&
+      __atomic_compare_exchange_n(&fallback.base_sec, &base, (long long) t.tv_sec, 0,
+                                  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    base = (long long) t.tv_sec;
   /* A time namespace offsets the clock by up to centuries: count from the
    * base second, unsigned (a wrap, not undefined behaviour). */
   seconds = (unsigned long long) t.tv_sec - (unsigned long long) base;
@@ -66,20 +65,55 @@ long long cpucycles_perf_fallback(void)
                       (unsigned long long) ((double) t.tv_nsec * (double) persecond / 1e9));
 }
 
-/* The sum of ev's events: 0 with *out, else read_event()'s answer for the
- * one that failed.  Off the hardware (index 0: a hybrid CPU's other core
- * types) an event's count is its page's offset. */
+/* a + b and a - b on values from outside: a wrap, never an overflow */
+static long long plus(long long a, long long b)
+{
+  return (long long) ((unsigned long long) a + (unsigned long long) b);
+}
+
+static long long minus(long long a, long long b)
+{
+  return (long long) ((unsigned long long) a - (unsigned long long) b);
+}
+
+/* The thread's value for the count its event(s) gave: count + base, never
+ * below the last (doc/perf-counters.md, "When the count stops").  Unless
+ * a page said the event is on a counter now (live), the fallback clock is
+ * read, and where the count has not moved since the last read through
+ * here (off every counter, disabled, starved), the clock's cycles since
+ * then join the base; a count that went back, the difference. */
+static long long value_of(struct cpucycles_perf_event *ev, long long count, int live)
+{
+  long long now;
+  if (count < ev->seen) ev->base = plus(ev->base, minus(ev->seen, count));
+  if (live) {
+    ev->timed = 0;
+  } else {
+    now = cpucycles_perf_fallback();
+    if (ev->timed && count <= ev->seen) ev->base = plus(ev->base, minus(now, ev->seen_at));
+    ev->seen_at = now;
+    ev->timed = 1;
+  }
+  ev->seen = count;
+  return plus(count, ev->base);
+}
+
+/* The sum of ev's events: 0 with *out and *live (some page said its event
+ * is on a counter), else read_event()'s answer for the one that failed.
+ * Off every counter (index 0: a hybrid CPU's other core types, a lost
+ * descriptor's event) an event's count is its page's offset. */
 static int read_each(struct cpucycles_perf_event *ev,
-                     cpucycles_perf_rdpmc_fn rdpmc, long long *out)
+                     cpucycles_perf_rdpmc_fn rdpmc, long long *out, int *live)
 {
   unsigned long long sum = 0;
   long long count;
   int i, r;
+  *live = 0;
   for (i = 0; i <= ev->more; i++) {
     const volatile struct perf_event_mmap_page *page = *cpucycles_perf_page_of(ev, i);
-    if (!(rdpmc && page && cpucycles_perf_page_count(page, rdpmc, &count, 1) == 0) &&
-        (r = read_event(ev, i, &count, rdpmc != 0)) != 0)
-      return r;
+    r = rdpmc && page ? cpucycles_perf_page_count(page, rdpmc, &count, 1, 0) : -1;
+    if (r == 0) *live = 1;
+    if (r < 0 && (r = read_event(ev, i, &count)) != 0) return r;
     sum += (unsigned long long) count;
   }
   *out = (long long) sum;
@@ -103,78 +137,58 @@ static int read_counting(struct cpucycles_perf_event *ev, long long *out)
   static const unsigned long remedy[3] = {
     PERF_EVENT_IOC_DISABLE, PERF_EVENT_IOC_RESET, PERF_EVENT_IOC_ENABLE
   };
-  long long count[CPUCYCLES_PMU_MAX];
   unsigned long long sum = 0;
-  /* n once: every loop covers the same events, all read first */
-  int i, r, round, zeros = 0, n = ev->more + 1;
+  long long count;
+  int i, r, round;
 
-  if (n < 1 || n > CPUCYCLES_PMU_MAX) return -1;
-  for (i = 0; i < n; i++) {
-    if (read_event(ev, i, &count[i], 0) != 0) return -1;
-    if (count[i] == 0) zeros++;
-  }
-  for (round = 0; round < 2 && zeros > 0; round++) {
-    if (round == 1) {
-      for (i = 0; i < n; i++)
-        if (count[i] == 0 && !cpucycles_perf_is_ours(ev, i)) return -1;
-      for (r = 0; r < 3; r++)
-        for (i = 0; i < n; i++)
-          if (count[i] == 0)
-            cpucycles_perf_ops.ioctl(*cpucycles_perf_fd_of(ev, i), remedy[r], 0);
-    }
-    spin();
-    zeros = 0;
-    for (i = 0; i < n; i++)
-      if (count[i] == 0) {
-        if (read_event(ev, i, &count[i], 0) != 0) return -1;
-        if (count[i] == 0) zeros++;
+  for (i = 0; i <= ev->more; i++) {
+    for (count = 0, round = 0; round < 3 && count == 0; round++) {
+      if (round == 2) { /* (the ioctls write: the identity asked first) */
+        if (!cpucycles_perf_is_ours(ev, i)) return -1;
+        for (r = 0; r < 3; r++)
+          cpucycles_perf_ops.ioctl(*cpucycles_perf_fd_of(ev, i), remedy[r], 0);
       }
+      if (round > 0) spin();
+      if (read_event(ev, i, &count) != 0) return -1;
+    }
+    sum += (unsigned long long) count;
   }
-  for (i = 0; i < n; i++) sum += (unsigned long long) count[i];
   *out = (long long) sum;
   return sum != 0 ? 0 : 1;
 }
 
-/* A read(2) counter's value: the count plus the base of a replaced event. */
-static long long read_value(struct cpucycles_perf_event *ev, long long count)
+/* The thread reads the fallback clock from now on, in the same unit and
+ * never below its last value: plus the difference where that was ahead. */
+static long long give_up(struct cpucycles_perf_event *ev, long long last)
 {
-  ev->last = (long long) ((unsigned long long) count + (unsigned long long) ev->base);
-  return ev->last;
-}
-
-/* The thread reads the clock from now on: its values stay in one unit. */
-static long long give_up(struct cpucycles_perf_event *ev)
-{
+  long long now;
   cpucycles_perf_close(ev);
-  if (!ev->linked) ev->state = CPUCYCLES_PERF_FALLBACK; /* (else: closed later) */
-  return cpucycles_perf_fallback();
+  now = cpucycles_perf_fallback();
+  if (ev->linked) return now; /* (closed later) */
+  ev->state = CPUCYCLES_PERF_FALLBACK;
+  ev->base = last > now ? minus(last, now) : 0;
+  return plus(now, ev->base);
 }
 
-/* A descriptor of ev's is no longer the event's: the program closed it and
- * may have a file at its number, never to be touched again.  The page, if
- * any, still holds the event (off the hardware: its offset); read(2) only,
- * a new event continuing from the last value.  Else the fallback clock. */
+/* A descriptor of ev's is no longer the event's (the program closed it and
+ * may have a file at its number, never to be touched again), or its read
+ * failed.  The page, if any, still holds the event (off the hardware: its
+ * offset); read(2) only, a new event continuing from the last value.
+ * Else the fallback clock. */
 static long long lost_event(struct cpucycles_perf_event *ev,
                             cpucycles_perf_rdpmc_fn rdpmc,
                             unsigned long long config1)
 {
-  long long count, last;
-  int i;
+  long long count, last = plus(ev->seen, ev->base);
+  int i, live = 0;
 
   for (i = 0; i <= ev->more; i++)
     if (!cpucycles_perf_is_ours(ev, i)) *cpucycles_perf_fd_of(ev, i) = -1;
-  if (rdpmc) {
-    if (ev->state == CPUCYCLES_PERF_OPEN
-          ? cpucycles_perf_page_count(ev->page, rdpmc, &count, 1) == 0
-          : read_each(ev, rdpmc, &count) == 0)
-      return count;
-    return give_up(ev);
-  }
-  last = ev->last;
-  if (cpucycles_perf_open(ev, 0, config1) != 0 || read_counting(ev, &count) != 0)
-    return give_up(ev);
-  ev->base = (long long) ((unsigned long long) last - (unsigned long long) count);
-  return read_value(ev, count);
+  if (rdpmc ? read_each(ev, rdpmc, &count, &live) != 0
+            : cpucycles_perf_open(ev, 0, config1) != 0 || read_counting(ev, &count) != 0)
+    return give_up(ev, last);
+  if (!rdpmc) ev->base = minus(last, count); /* the new event's */
+  return value_of(ev, count, live);
 }
 
 long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
@@ -182,27 +196,24 @@ long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
                               unsigned long long config1)
 {
   long long count;
-  int r;
+  int r, live = 0;
 
   if (cpucycles_perf_open_once(ev, rdpmc != 0, config1) && !rdpmc) {
     /* a thread's own read(2) event must count, as in setup */
-    if (read_counting(ev, &count) == 0) return read_value(ev, count);
-    return give_up(ev);
+    if (read_counting(ev, &count) == 0) return value_of(ev, count, 0);
+    return give_up(ev, 0);
   }
   if (ev->kind != cpucycles_perf_kind(rdpmc != 0, config1)) /* (open_once) */
     return cpucycles_perf_fallback();
-  if (ev->state == CPUCYCLES_PERF_OPEN) {
-    if (rdpmc && cpucycles_perf_page_read(ev->page, rdpmc, &count) == 0)
-      return count;
-    r = read_event(ev, 0, &count, rdpmc != 0);
-  } else if (ev->state == CPUCYCLES_PERF_OPEN_EACH_PMU) {
-    r = read_each(ev, rdpmc, &count);
-  } else {
-    return cpucycles_perf_fallback();
-  }
-  if (r == 0) return rdpmc ? count : read_value(ev, count);
-  if (r > 0) return lost_event(ev, rdpmc, config1);
-  return give_up(ev); /* a descriptor of ours stopped answering */
+  if (!cpucycles_perf_is_open(ev)) return plus(cpucycles_perf_fallback(), ev->base);
+  if (ev->state == CPUCYCLES_PERF_OPEN && rdpmc &&
+      cpucycles_perf_page_read(ev->page, rdpmc, &count) == 0)
+    return plus(count, ev->base);
+  r = ev->state == CPUCYCLES_PERF_OPEN ? read_event(ev, 0, &count)
+                                       : read_each(ev, rdpmc, &count, &live);
+  if (r == 0) return value_of(ev, count, live);
+  if (r > 0 || rdpmc) return lost_event(ev, rdpmc, config1);
+  return give_up(ev, plus(ev->seen, ev->base)); /* its read(2) failed */
 }
 
 int cpucycles_perf_refuse(struct cpucycles_perf_event *ev, struct counter_info *info,
@@ -235,12 +246,14 @@ int cpucycles_perf_setup(struct cpucycles_perf_event *ev,
      * fault: the probe tries the reads caught (may_fault).  An event off
      * the hardware (index 0) must answer read(2), which its reads use. */
     if (ev->state == CPUCYCLES_PERF_OPEN && ev->page->index == 0 &&
-        read_event(ev, 0, &count, 1) != 0)
+        read_event(ev, 0, &count) != 0)
       return cpucycles_perf_refuse(ev, info, CPUCYCLES_REFUSAL_PERF_READ, errno);
     info->may_fault = 1;
   } else if ((r = read_counting(ev, &count)) != 0) {
     return r > 0 ? cpucycles_perf_refuse(ev, info, CPUCYCLES_PERF_REFUSAL_STUCK, 0)
                  : cpucycles_perf_refuse(ev, info, CPUCYCLES_REFUSAL_PERF_READ, errno);
+  } else {
+    cpucycles_osclock_choose(); /* its reads read the clock (value_of) */
   }
   return counter_accept(info, rdpmc ? COUNTER_ONCORE : COUNTER_PERFEVENT, 0, 0);
 }

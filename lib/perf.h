@@ -38,8 +38,8 @@ struct counter_info;
 /* The slow path of cpucycles_perf_read_fast(): opens the thread's event
  * on its first read (mapped with rdpmc), then reads the page with rdpmc,
  * else read(2); rdpmc 0 (default-perfevent): read(2) only, and a new
- * event must count, as in setup.  OPEN_EACH_PMU: the sum of the events
- * (each only grows, so the sum too).  A lost descriptor: perf.c. */
+ * event must count, as in setup.  OPEN_EACH_PMU: the sum of the events.
+ * A count that stops, goes back, or whose descriptor is lost: perf.c. */
 long long cpucycles_perf_read(struct cpucycles_perf_event *ev,
                               cpucycles_perf_rdpmc_fn rdpmc,
                               unsigned long long config1);
@@ -67,19 +67,29 @@ void cpucycles_perf_counter_release(void);
 void cpucycles_perf_counter_atfork_child(void);
 
 /* The hot path of the page-reading counters, inlined into each with its
- * TLS event and its rdpmc: one state and epoch test, the page loop, the
- * instruction; anything else (a hybrid CPU's events too) the slow path. */
-static inline long long cpucycles_perf_read_fast(
+ * TLS event and its rdpmc: one state, kind and epoch test, the page loop
+ * (every field checked at every read: perf-internal.h), the instruction,
+ * the base (perf.c); anything else (a hybrid CPU's events too) the slow
+ * path.  only: the page's index the counter's own instruction reads (0:
+ * any, as the page says). */
+static inline long long cpucycles_perf_read_on(
     struct cpucycles_perf_event *ev, cpucycles_perf_rdpmc_fn rdpmc,
-    unsigned long long config1)
+    unsigned long long config1, unsigned int only)
 {
   long long count;
   if (__builtin_expect(ev->state == CPUCYCLES_PERF_OPEN &&
                        ev->kind == cpucycles_perf_kind(1, config1) &&
                        ev->epoch == cpucycles_perf_current_epoch(), 1) &&
-      cpucycles_perf_page_read(ev->page, rdpmc, &count) == 0)
-    return count;
+      cpucycles_perf_page_count(ev->page, rdpmc, &count, 0, only) == 0)
+    return (long long) ((unsigned long long) count + (unsigned long long) ev->base);
   return cpucycles_perf_read(ev, rdpmc, config1);
+}
+
+static inline long long cpucycles_perf_read_fast(
+    struct cpucycles_perf_event *ev, cpucycles_perf_rdpmc_fn rdpmc,
+    unsigned long long config1)
+{
+  return cpucycles_perf_read_on(ev, rdpmc, config1, 0);
 }
 
 #endif /* CPUCYCLES_PERF_AVAILABLE */

@@ -90,9 +90,9 @@ figure "a trial's attempts" \
   "$(sed -n 's/^#define SELECT_ATTEMPTS \([0-9]*\).*/\1/p' "$top_srcdir/lib/select.h")" "$selection_doc"
 
 perf_doc="$top_srcdir/doc/perf-counters.md"
-figure "the events' descriptor cap's floor" \
-  "$(sed -n 's/.*RLIMIT_NOFILE` (at least \([0-9]*\);.*/\1/p' "$perf_doc")" \
-  "$(sed -n 's/.*rl\.rlim_cur \/ 4 < \([0-9]*\)) return.*/\1/p' "$top_srcdir/lib/perf-event.c")" "$perf_doc"
+figure "the events' share of the descriptor limit" \
+  "$(sed -n 's/.*soft `RLIMIT_NOFILE` (`rlim_cur \/ \([0-9]*\)`.*/\1/p' "$perf_doc")" \
+  "$(sed -n 's/.*return (long) (rl\.rlim_cur \/ \([0-9]*\));.*/\1/p' "$top_srcdir/lib/perf-event.c")" "$perf_doc"
 figure "the stuck count's spin" \
   "$(sed -n 's/.*two spins of \([0-9]*\)$/\1/p' "$perf_doc")" \
   "$(sed -n 's/^ *for (i = 0; i < \([0-9]*\); i++) { }.*/\1/p' "$top_srcdir/lib/perf.c")" "$perf_doc"
@@ -280,6 +280,13 @@ count() {
     failed=1
   fi
 }
+# unfiltered: the calls, less the clock's where a seccomp filter may be
+# installed: the library then reads the clock through the system call
+# (doc/security.md, footnote 1), which the counts leave out.
+unfiltered() {
+  if grep -q '^Seccomp:[[:space:]]*0$' /proc/self/status 2>/dev/null; then cat
+  else grep -vx clock_gettime; fi
+}
 # counted MODE: default-perfevent on the stand-in's events.
 counted() {
   log=$tmp/standin.log
@@ -288,24 +295,23 @@ counted() {
   [ "$rc" = 77 ] && { echo "SKIP: $1: no perf events in this build"; return; }
   [ "$rc" = 0 ] && [ "$(tail -n 1 "$tmp/out")" = default-perfevent ] ||
     { echo "SKIP: $1: no software perf events here: $(tail -n 1 "$tmp/out")"; return; }
-  made "$log" "thread first read" "thread reads" > "$tmp/made"
+  made "$log" "thread first read" "thread reads" | unfiltered > "$tmp/made"
   if [ "$1" = stand-in ]; then
     stated default-perfevent "a thread's first read" > "$tmp/stated"
     count "default-perfevent: a thread's first read" "$tmp/stated" "$tmp/made"
     stated default-perfevent "each read" 1000 > "$tmp/stated"
-    made "$log" "reads" "end" > "$tmp/made"
+    made "$log" "reads" "end" | unfiltered > "$tmp/made"
     count "default-perfevent: 1000 reads" "$tmp/stated" "$tmp/made"
-    made "$log" "thread reads" "thread end" > "$tmp/made"
+    made "$log" "thread reads" "thread end" | unfiltered > "$tmp/made"
     count "default-perfevent: a thread's 1000 reads" "$tmp/stated" "$tmp/made"
   elif [ "$1" = stand-in-zero ]; then
     stated default-perfevent "a thread's first read, its count stuck at 0" > "$tmp/stated"
     count "default-perfevent: a thread's first read, stuck at 0" "$tmp/stated" "$tmp/made"
   else
-    [ "$(uname -m)" = x86_64 ] || { echo "SKIP: $1: its rows are x86-64's"; return; }
-    stated default-perfevent "a thread's first read, every privilege combination refused (\`EINVAL\`), named, on x86-64" > "$tmp/stated"
+    stated default-perfevent "a thread's first read, every privilege combination refused (\`EINVAL\`)" > "$tmp/stated"
     count "default-perfevent: a thread's first read, refused" "$tmp/stated" "$tmp/made"
-    stated default-perfevent "each read of a thread refused its event, named, on x86-64" 1000 > "$tmp/stated"
-    made "$log" "thread reads" "thread end" > "$tmp/made"
+    stated default-perfevent "each read of a thread refused its event" 1000 > "$tmp/stated"
+    made "$log" "thread reads" "thread end" | unfiltered > "$tmp/made"
     count "default-perfevent: 1000 reads of a thread refused its event" "$tmp/stated" "$tmp/made"
   fi
 }

@@ -1,12 +1,14 @@
 /* amd64-perfpmcff: rdpmc of Intel's fixed counter 1 (unhalted core cycles)
  * behind a perf event of the thread's own, which makes user rdpmc legal
- * (sysfs rdpmc 1 or 2) and the count the thread's: the raw counter is read
- * only while the event's page says the kernel put the event there (the
- * NMI watchdog or nobody may own it otherwise).  Without the page's offset
- * the value drops by 2^47 every 2^47 cycles (about ten hours at 4 GHz).
- * A thread whose event is elsewhere (a general-purpose counter; AMD has no
- * fixed counters) reads through its page like amd64-perfpmc; setup refuses
- * that placement and hybrid CPUs.  doc/perf-counters.md. */
+ * (sysfs rdpmc 1 or 2) and the count the thread's.  Every read checks the
+ * event's page (cpucycles_perf_read_on: a few loads and compares, no
+ * system call): the raw counter is read only while the page says the
+ * kernel has the event there (the NMI watchdog, another event or nobody
+ * may hold it otherwise), plus the page's offset, so its values are the
+ * event's count, as amd64-perfpmc's.  Elsewhere (multiplexed, another
+ * counter, none) the read goes through the page or read(2) as
+ * amd64-perfpmc's does; setup refuses that placement (AMD has no fixed
+ * counters) and hybrid CPUs.  doc/perf-counters.md. */
 #if !defined(__x86_64__) || !defined(__linux__)
 #error "amd64-perfpmcff needs Linux on an x86-64 CPU"
 #endif
@@ -26,43 +28,19 @@
 #include <errno.h>
 #include "counter.h"
 
-/* rdpmc's ecx for fixed counter 1, and the page's index for an event the
- * kernel placed on it (the page gives the rdpmc argument plus one). */
-#define FIXED_CYCLES (1u << 30 | 1u)
-#define FIXED_CYCLES_INDEX (FIXED_CYCLES + 1u)
+/* The page's index for an event on fixed counter 1: rdpmc's ecx for it,
+ * 1 << 30 | 1, plus one. */
+#define FIXED_CYCLES_INDEX ((1u << 30 | 1u) + 1u)
 
-/* FIXED_CYCLES on the hot path; through the page, any counter. */
 static inline unsigned long long rdpmc(unsigned int counter)
 {
   return (unsigned long long) __rdpmc((int) counter);
 }
 
-/* Whether the kernel put this thread's event on fixed counter 1.  Never
- * with one event per core type (OPEN_EACH_PMU): the raw counter would
- * count whichever core type the thread is on. */
-static int on_fixed_counter(const struct cpucycles_perf_event *ev)
-{
-  return ev->state == CPUCYCLES_PERF_OPEN && ev->page->cap_user_rdpmc &&
-         ev->page->index == FIXED_CYCLES_INDEX;
-}
-
-/* A thread's first read opens its event and notes whether the raw fixed
- * counter is its own. */
-static __attribute__((noinline)) long long perfpmcff_slow(void)
-{
-  struct cpucycles_perf_event *ev = &cpucycles_perf_thread_event;
-  if (cpucycles_perf_open_once(ev, 1, 0)) ev->fast = on_fixed_counter(ev);
-  if (ev->fast) return (long long) rdpmc(FIXED_CYCLES);
-  return cpucycles_perf_read(ev, rdpmc, 0);
-}
-
 static long long perfpmcff_read(void)
 {
-  /* (the epoch: not in a child made without fork handlers: perf-internal.h) */
-  const struct cpucycles_perf_event *ev = &cpucycles_perf_thread_event;
-  if (__builtin_expect(ev->fast && ev->epoch == cpucycles_perf_current_epoch(), 1))
-    return (long long) rdpmc(FIXED_CYCLES);
-  return perfpmcff_slow();
+  return cpucycles_perf_read_on(&cpucycles_perf_thread_event, rdpmc, 0,
+                                FIXED_CYCLES_INDEX);
 }
 
 static int perfpmcff_setup(struct counter_info *info)
@@ -72,13 +50,13 @@ static int perfpmcff_setup(struct counter_info *info)
   ev = &cpucycles_perf_thread_event; /* (first touched here) */
   if (cpucycles_perf_open(ev, 1, 0) != 0)
     return counter_refuse(info, CPUCYCLES_REFUSAL_PERF_OPEN, errno);
-  /* A hybrid CPU: amd64-perfpmc sums the core types' events. */
+  /* A hybrid CPU: the raw counter would count whichever core type the
+   * thread is on; amd64-perfpmc sums the core types' events. */
   if (ev->state == CPUCYCLES_PERF_OPEN_EACH_PMU)
     return cpucycles_perf_refuse(ev, info, CPUCYCLES_PERF_REFUSAL_HYBRID, 0);
   /* (amd64-perfpmc's or default-perfevent's machine) */
-  if (!on_fixed_counter(ev))
+  if (!ev->page->cap_user_rdpmc || ev->page->index != FIXED_CYCLES_INDEX)
     return cpucycles_perf_refuse(ev, info, CPUCYCLES_REFUSAL_NOT_FIXED, 0);
-  ev->fast = 1;
   /* A hypervisor may trap RDPMC though the page offers it: not tried
    * here, where nothing is armed; the probe tries the reads caught. */
   info->may_fault = 1;
