@@ -4,7 +4,7 @@
 #define CPUCYCLES_ADAPTERS_H
 
 #include <stdatomic.h>
-#include "select.h"
+#include "counter.h"
 
 /* extend32: a 32-bit counter made 64-bit with a clock.  An anchor (clock
  * microseconds, 64-bit ticks) places a new reading at the number of wraps

@@ -157,6 +157,14 @@ int cpucycles_catch_try(void (*fn)(void *), void *arg, int *stopped_by,
  * installed, the application's action.  Only after a successful arm. */
 void cpucycles_catch_disarm(void);
 
+/* The probe's answer (select.h), which the wrappers install (adapters.h). */
+struct choice {
+  const struct counter *counter; /* never NULL: default-zero at worst */
+  struct counter_info info;
+  double scaling;                /* cycles per tick */
+  long long precision;           /* in cycles, penalty included */
+};
+
 /* The fallback that always answers; never in the probe's table. */
 extern const struct counter cpucycles_counter_default_zero;
 

@@ -1,12 +1,12 @@
 /* perf-event.c: a thread's perf cycles event: its open, identity and
- * close, the perf code's lowest layer (perf-internal.h), which knows
+ * close, the perf code's lowest layer (perf-event.h), which knows
  * nothing of the registry that serialises, lists and closes events.  The
  * program may close our descriptors (close_range) and reuse the numbers
  * (doc/perf-counters.md, "Descriptors"), so each event's kernel id
  * (PERF_EVENT_IOC_ID) is asked before every read(2) and close: a number no
  * longer the event's is never read, written or closed again.  No id:
  * trusted. */
-#include "perf-internal.h" /* first: config.h, _GNU_SOURCE */
+#include "perf-event.h" /* first: config.h, _GNU_SOURCE */
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 
@@ -22,7 +22,7 @@
 #define PERF_FLAG_FD_CLOEXEC (1UL << 3) /* Linux 3.14 */
 #endif
 
-/* The core PMUs, under the callers' serialisation (perf-internal.h). */
+/* The core PMUs, under the callers' serialisation (perf-event.h). */
 static struct {
   struct cpucycles_pmu pmu[CPUCYCLES_PMU_MAX];
   int looked;       /* (all zero: in .bss) */

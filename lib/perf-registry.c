@@ -47,7 +47,7 @@ static __thread struct {
   volatile int mine;
 } thread;
 
-/* Read by every perf hot path, apart from the registry (perf-internal.h). */
+/* Read by every perf hot path, apart from the registry (perf-event.h). */
 const volatile unsigned int *cpucycles_perf_epoch = &registry.plain_epoch;
 
 static void drop_inherited_locked(void);

@@ -1,9 +1,9 @@
 /* perf-registry.h: perf-registry.c, above an event's open and close
- * (perf-internal.h), which it serialises and lists; below perf.h. */
+ * (perf-event.h), which it serialises and lists; below perf.h. */
 #ifndef CPUCYCLES_PERF_REGISTRY_H
 #define CPUCYCLES_PERF_REGISTRY_H
 
-#include "perf-internal.h" /* first: config.h, _GNU_SOURCE */
+#include "perf-event.h" /* first: config.h, _GNU_SOURCE */
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 

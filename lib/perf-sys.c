@@ -1,7 +1,7 @@
-/* perf-sys.c: the perf code's system calls (perf-internal.h, struct
+/* perf-sys.c: the perf code's system calls (perf-event.h, struct
  * cpucycles_perf_ops) and nothing else: test builds link tests/seams.c in
  * its place, so the shipped library holds no writable seam. */
-#include "perf-internal.h" /* first: config.h, _GNU_SOURCE */
+#include "perf-event.h" /* first: config.h, _GNU_SOURCE */
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 

@@ -68,10 +68,9 @@ void cpucycles_perf_counter_atfork_child(void);
 
 /* The hot path of the page-reading counters, inlined into each with its
  * TLS event and its rdpmc: one state, kind and epoch test, the page loop
- * (every field checked at every read: perf-internal.h), the instruction,
- * the base (perf.c); anything else (a hybrid CPU's events too) the slow
- * path.  only: the page's index the counter's own instruction reads (0:
- * any, as the page says). */
+ * (perf-event.h), the instruction, the base (perf.c); anything else (a
+ * hybrid CPU's events too) the slow path.  only: the page's index the
+ * counter's own instruction reads (0: any, as the page says). */
 static inline long long cpucycles_perf_read_on(
     struct cpucycles_perf_event *ev, cpucycles_perf_rdpmc_fn rdpmc,
     unsigned long long config1, unsigned int only)

@@ -10,13 +10,6 @@
 #define SELECT_SAMPLES 1000  /* reads per attempt */
 #define SELECT_ATTEMPTS 10   /* attempts before a counter is dropped */
 
-struct choice {
-  const struct counter *counter; /* never NULL: default-zero at worst */
-  struct counter_info info;
-  double scaling;                /* cycles per tick */
-  long long precision;           /* in cycles, penalty included */
-};
-
 /* Why one counter was kept or dropped: the trace line, --explain, --json. */
 enum probe_outcome {
   PROBE_WORKS,          /* measured: precision (kept or not, see choice) */

@@ -1,14 +1,15 @@
 #!/bin/sh
 # The perf code in one direction (doc/ARCHITECTURE.md, "Who calls whom"):
-# perf-internal.h, what every layer needs and an event's open, identity
-# and close (perf-event.c), includes and calls nothing of the registry
-# (perf-registry.h, perf-registry.c) or of the read path and setup (perf.h,
-# perf.c); the registry nothing of the read path.  Names are those the
-# higher headers declare or define, looked for outside comments.  And no
-# perf file over 400 lines.
+# the event layer (perf-event.h, perf-event.c, perf-sys.c) includes and
+# calls nothing of the registry (perf-registry.h, perf-registry.c) or of
+# the read path and setup (perf.h, perf.c); the registry nothing of the
+# read path.  Names are those the higher headers declare or define,
+# looked for outside comments.  No perf file over 400 lines.  And the
+# wrappers' header (adapters.h) includes nothing of the probe (select.h),
+# which sits above it.
 lib="${srcdir:-tests}/../lib"
 failed=0
-for f in perf-internal.h perf-event.c perf-registry.h perf-registry.c perf.h perf.c; do
+for f in perf-event.h perf-event.c perf-sys.c perf-registry.h perf-registry.c perf.h perf.c; do
   [ -f "$lib/$f" ] || { echo "FAIL: no $lib/$f"; failed=1; }
 done
 [ "$failed" = 0 ] || exit 1
@@ -57,10 +58,18 @@ below() {
   [ "$failed" = 0 ] && echo "PASS: $file: nothing of $*"
 }
 
-below perf-internal.h perf-registry.h perf.h
+below perf-event.h perf-registry.h perf.h
 below perf-event.c perf-registry.h perf.h
+below perf-sys.c perf-registry.h perf.h
 below perf-registry.h perf.h
 below perf-registry.c perf.h
+
+if code "$lib/adapters.h" | grep -qE '^ *# *include +"select.h"'; then
+  echo "FAIL: adapters.h includes select.h, a layer above it"
+  failed=1
+else
+  echo "PASS: adapters.h: nothing of select.h"
+fi
 
 for f in "$lib"/perf*.c "$lib"/perf*.h; do
   n=$(wc -l < "$f")

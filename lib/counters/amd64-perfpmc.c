@@ -1,6 +1,6 @@
 /* amd64-perfpmc: the calling thread's user-mode cycles from its own perf
  * event, read without a system call: rdpmc of the counter the event's page
- * names plus the page's offset (cpucycles_perf_page_read, perf-internal.h);
+ * names plus the page's offset (cpucycles_perf_page_read, perf-event.h);
  * read(2) while the page says index 0 (multiplexed out).  Needs and
  * threads: doc/perf-counters.md. */
 #if !defined(__x86_64__) || !defined(__linux__)

@@ -1,11 +1,11 @@
-/* perf-internal.h: what every layer of the perf code needs (the event's
- * fields, the epoch, the system table, the page's read), then the lowest
- * layer's functions: an event's open, identity and close (perf-event.c),
- * which know nothing of the registry (perf-registry.h) or of the read
- * path (perf.h) above them (doc/perf-counters.md, "How the code is
- * shared"; tests/perf-layers.sh). */
-#ifndef CPUCYCLES_PERF_INTERNAL_H
-#define CPUCYCLES_PERF_INTERNAL_H
+/* perf-event.h: the perf code's lowest layer, which every layer above
+ * includes: the event's fields, the epoch, the system table, the page's
+ * read, and an event's open, identity and close (perf-event.c), which
+ * know nothing of the registry (perf-registry.h) or of the read path
+ * (perf.h) above them (doc/perf-counters.md, "How the code is shared";
+ * tests/perf-layers.sh). */
+#ifndef CPUCYCLES_PERF_EVENT_H
+#define CPUCYCLES_PERF_EVENT_H
 
 /* The perf files include this first (the RV32 check compiles them with
  * no config.h). */
@@ -79,6 +79,7 @@ struct cpucycles_perf_event {
    * fallback clock of the last read through perf.c. */
   long long base, seen, seen_at;
 };
+
 /* What an event is opened as: attr.config1 (arm64 uses bits 0 and 1) and
  * whether its page is mapped. */
 static inline unsigned long long cpucycles_perf_kind(int map_page,
@@ -137,8 +138,7 @@ static inline int cpucycles_perf_page_count(
     } else {
       width = pg->pmc_width;
       if (width == 0 || width > 64) return -1;
-      pmc = rdpmc((only ? only : index) - 1); /* a constant `only`: no
-                                                 wait for the load */
+      pmc = rdpmc((only ? only : index) - 1); /* (a constant: no wait) */
     }
     __asm__ __volatile__("" ::: "memory");
   } while (pg->lock != seq);
