@@ -1,6 +1,6 @@
 /* Tests of what happens to a perf event while the program runs, after its
- * counter was chosen (doc/perf-counters.md, "When the kernel moves the
- * event"): the kernel moves it between counters or takes it off them
+ * counter was chosen (doc/perf-counters.md, "When the kernel moves or
+ * stops the event"): the kernel moves it between counters or takes it off them
  * (multiplexing), stops its count (off every counter, disabled), withdraws
  * user reads; the program closes its descriptor and reuses the number, or
  * runs short of descriptors.  Each test plays one of these against the
