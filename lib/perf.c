@@ -77,11 +77,11 @@ static long long minus(long long a, long long b)
 }
 
 /* The thread's value for the count its event(s) gave: count + base, never
- * below the last (doc/perf-counters.md, "When the count stops").  Unless
- * a page said the event is on a counter now (live), the fallback clock is
- * read, and where the count has not moved since the last read through
- * here (off every counter, disabled, starved), the clock's cycles since
- * then join the base; a count that went back, the difference. */
+ * below the last (doc/perf-counters.md, "When the kernel moves or stops
+ * the event").  Unless a page said the event is on a counter now (live),
+ * the fallback clock is read, and where the count has not moved since the
+ * last read through here (off every counter, disabled, starved), the
+ * clock's cycles since then join the base; one that went back, the gap. */
 static long long value_of(struct cpucycles_perf_event *ev, long long count, int live)
 {
   long long now;
