@@ -9,7 +9,7 @@
 # in sanitizer builds (their runtimes make calls of their own).
 #
 # The same page's other figures about the library are read here too: the
-# counts of "System calls, how many" (default-perfevent on software
+# counts under the first table (default-perfevent on software
 # events standing in for cycles events, through the seams:
 # tests/syscall-standin-client), the size of the shared library's TLS
 # segment ("Static TLS"), against `readelf -lW`, and the figures that a
@@ -106,6 +106,9 @@ trap 'rm -rf "$tmp"' EXIT
 
 # The table: one line per counter and column, "NAME COLUMN call call ...",
 # COLUMN 1 (first call), 2 (each read), 3 (a thread's first read).
+for mark in 'syscalls: begin' 'syscalls: end' 'syscall counts: begin' 'syscall counts: end'; do
+  grep -q "<!-- $mark" "$doc" || { echo "FAIL: no <!-- $mark marker in $doc"; exit 1; }
+done
 sed -n '/<!-- syscalls: begin/,/<!-- syscalls: end/p' "$doc" | awk -F'|' '
   /^\| *(---|counter) / || !/^\|/ { next }
   {
