@@ -45,6 +45,7 @@
 #include "seams.h"
 #include "select.h"
 #include "checked-by.h"
+#include "check-run.h"
 
 #ifdef CPUCYCLES_PERF_AVAILABLE
 
@@ -215,6 +216,23 @@ static int rdpmc_emulated(void)
   (void) hi;
   return emulated == before + 1;
 }
+
+/* amd64-perfpmcff set up on the stand-in kernel, its event on fixed
+ * counter 1 with a count of 100 there; 0 where it is not built or RDPMC
+ * is not emulated here. */
+static const struct counter *pmcff_counting_100(void)
+{
+  const struct counter *c = find_counter("amd64-perfpmcff");
+  struct counter_info info;
+  if (!c || !rdpmc_emulated()) return 0;
+  standin_kernel();
+  page.index = FIXED_CYCLES_INDEX;
+  page.offset = -1000000;
+  memset(&info, 0, sizeof info);
+  ck_assert_int_eq(c->setup(&info), 0);
+  fixed1 = 1000000 + 100;
+  return c;
+}
 #endif
 
 /* ---- multiplexing: the kernel moves the event ---- */
@@ -225,16 +243,9 @@ static int rdpmc_emulated(void)
 START_TEST(pmcff_reads_fixed_counter_1_only_while_its_event_is_there)
 {
 #ifdef EMULATED_RDPMC
-  const struct counter *c = find_counter("amd64-perfpmcff");
-  struct counter_info info;
+  const struct counter *c = pmcff_counting_100();
   long long v1, v2, v3, v4;
-  if (!c || !rdpmc_emulated()) return;
-  standin_kernel();
-  page.index = FIXED_CYCLES_INDEX;
-  page.offset = -1000000;
-  memset(&info, 0, sizeof info);
-  ck_assert_int_eq(c->setup(&info), 0);
-  fixed1 = 1000000 + 100;
+  if (!c) return;
   v1 = c->read();
   /* multiplexed: the event on general counter 2, another event's count
    * (5 * 10^13) on fixed counter 1 */
@@ -491,17 +502,10 @@ END_TEST
 START_TEST(pmcff_runs_no_rdpmc_once_the_page_withdraws_user_reads)
 {
 #ifdef EMULATED_RDPMC
-  const struct counter *c = find_counter("amd64-perfpmcff");
-  struct counter_info info;
+  const struct counter *c = pmcff_counting_100();
   long long v1, v2, v3;
   int before;
-  if (!c || !rdpmc_emulated()) return;
-  standin_kernel();
-  page.index = FIXED_CYCLES_INDEX;
-  page.offset = -1000000;
-  memset(&info, 0, sizeof info);
-  ck_assert_int_eq(c->setup(&info), 0);
-  fixed1 = 1000000 + 100;
+  if (!c) return;
   v1 = c->read();
   set_page(FIXED_CYCLES_INDEX, -1000000, 0);
   set_count(120);
@@ -674,15 +678,11 @@ static Suite *faults_suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(faults_suite());
-  int failed;
-  /* each test in a process of its own: per-thread state, global seams */
-  srunner_set_fork_status(sr, CK_FORK);
+  /* each test in a process of its own: per-thread state, global seams,
+   * the descriptor limit */
+  setenv("CK_FORK", "yes", 1);
   cpucycles_perf_set_sysfs_root("/nonexistent-sysfs-for-tests");
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(faults_suite());
 }
 
 #else
