@@ -75,12 +75,12 @@ static inline long long cpucycles_perf_read_on(
     struct cpucycles_perf_event *ev, cpucycles_perf_rdpmc_fn rdpmc,
     unsigned long long config1, unsigned int only)
 {
-  long long count;
+  long long count, base = ev->base; /* before the loop: one TLS access */
   if (__builtin_expect(ev->state == CPUCYCLES_PERF_OPEN &&
                        ev->kind == cpucycles_perf_kind(1, config1) &&
                        ev->epoch == cpucycles_perf_current_epoch(), 1) &&
       cpucycles_perf_page_count(ev->page, rdpmc, &count, 0, only) == 0)
-    return (long long) ((unsigned long long) count + (unsigned long long) ev->base);
+    return (long long) ((unsigned long long) count + (unsigned long long) base);
   return cpucycles_perf_read(ev, rdpmc, config1);
 }
 
