@@ -86,14 +86,12 @@ static long long value_of(struct cpucycles_perf_event *ev, long long count, int 
 {
   long long now;
   if (count < ev->seen) ev->base = plus(ev->base, minus(ev->seen, count));
-  if (live) {
-    ev->timed = 0;
-  } else {
+  if (!live) {
     now = cpucycles_perf_fallback();
     if (ev->timed && count <= ev->seen) ev->base = plus(ev->base, minus(now, ev->seen_at));
     ev->seen_at = now;
-    ev->timed = 1;
   }
+  ev->timed = !live;
   ev->seen = count;
   return plus(count, ev->base);
 }
@@ -161,13 +159,15 @@ static int read_counting(struct cpucycles_perf_event *ev, long long *out)
  * never below its last value: plus the difference where that was ahead. */
 static long long give_up(struct cpucycles_perf_event *ev, long long last)
 {
-  long long now;
+  long long now, base;
   cpucycles_perf_close(ev);
   now = cpucycles_perf_fallback();
-  if (ev->linked) return now; /* (closed later) */
-  ev->state = CPUCYCLES_PERF_FALLBACK;
-  ev->base = last > now ? minus(last, now) : 0;
-  return plus(now, ev->base);
+  base = last > now ? minus(last, now) : 0;
+  if (!ev->linked) { /* (else: closed later) */
+    ev->state = CPUCYCLES_PERF_FALLBACK;
+    ev->base = base;
+  }
+  return plus(now, base);
 }
 
 /* A descriptor of ev's is no longer the event's (the program closed it and
